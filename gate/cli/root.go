@@ -1,0 +1,70 @@
+// Package cli implements perfgate's subcommands. It is the only package that
+// reads flags and the process environment and that writes to the process's
+// standard streams; everything it calls takes readers, writers and plain
+// structs.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the tool version recorded in result files. Release builds set it
+// with -ldflags "-X github.com/perfgate/perfgate/gate/cli.Version=v1.2.3".
+var Version = "dev"
+
+// Streams are the standard streams a command uses. Tests pass buffers.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// commands holds the constructors of the subcommands. Each command's file
+// adds itself in an init function, so commands live in one file each and
+// the root never needs editing.
+var commands []func(*Streams) *cobra.Command
+
+func register(newCmd func(*Streams) *cobra.Command) {
+	commands = append(commands, newCmd)
+}
+
+// NewRoot builds the command tree writing to s.
+func NewRoot(s *Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "perfgate",
+		Short:         "Performance regression gate for LLM serving engines",
+		Long:          "perfgate runs frozen workloads against an OpenAI-compatible server, compares the\ntrials with stored baselines using variance-aware statistics, and reports pass or fail.",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(s))
+	}
+	return root
+}
+
+// Main runs perfgate with args and returns the exit code. Errors are printed
+// to s.Err as "perfgate: message".
+func Main(ctx context.Context, args []string, s Streams) ExitCode {
+	root := NewRoot(&s)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		var msg string
+		if ee, ok := err.(*ExitError); !ok || ee.Err != nil {
+			msg = err.Error()
+		}
+		if msg != "" {
+			fmt.Fprintf(s.Err, "perfgate: %s\n", msg)
+		}
+	}
+	return codeOf(err)
+}

@@ -1,0 +1,217 @@
+// Package metrics defines perfgate's metric catalogue: every metric id a
+// result file may carry, its unit, and which direction is better. Verdicts,
+// reports and importers look metrics up here, so a direction is declared
+// exactly once (a latency declared higher-is-better would turn the gate into
+// a no-op; see docs/statistics.md).
+//
+// Metric ids are flat strings:
+//
+//   - "<distribution>.<stat>" for per-request distributions, e.g. "ttft_ms.p99",
+//     "tpot_ms.median", "itl_ms.p99.9". Stats are mean, median, std, min, max and
+//     percentiles written "p" + the number as vLLM writes it (p50, p99, p99.9).
+//   - a plain name for per-trial scalars, e.g. "output_throughput", "qpm".
+package metrics
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Direction says which way a metric gets better.
+type Direction int
+
+const (
+	// Informational metrics are reported but never gated (counts, peaks).
+	Informational Direction = iota
+	// LowerIsBetter: latencies, failures.
+	LowerIsBetter
+	// HigherIsBetter: throughputs, success rate, goodput.
+	HigherIsBetter
+)
+
+func (d Direction) String() string {
+	switch d {
+	case LowerIsBetter:
+		return "lower-is-better"
+	case HigherIsBetter:
+		return "higher-is-better"
+	}
+	return "informational"
+}
+
+// Metric describes one metric id.
+type Metric struct {
+	ID          string
+	Unit        string // "ms", "req/s", "tok/s", "req/min", "tok/min", "ratio", "count"
+	Direction   Direction
+	Description string
+}
+
+// Distribution is a per-request latency distribution summarised per trial.
+type Distribution struct {
+	Name        string // e.g. "ttft_ms"
+	Label       string // short human label, e.g. "TTFT"
+	Description string
+}
+
+// Distributions lists the per-request distributions, in report order.
+var Distributions = []Distribution{
+	{"ttft_ms", "TTFT", "time to first token: from the request's actual send to the first token message"},
+	{"tpot_ms", "TPOT", "time per output token after the first: (e2el - ttft) / (output_tokens - 1), per request with more than one output token"},
+	{"itl_ms", "ITL", "inter-token latency as vLLM reports it: gaps between token messages (chunks), pooled over requests"},
+	{"itl_token_ms", "ITL/token", "inter-token latency per token: each chunk gap divided by the tokens the chunk carried"},
+	{"e2el_ms", "E2EL", "end-to-end latency: from the actual send to the last token message"},
+	{"client_queue_ms", "client queue", "time a request waited for a concurrency slot between its intended and actual send"},
+	{"e2el_from_intended_ms", "E2EL (intended)", "end-to-end latency from the intended send time (free of coordinated omission)"},
+}
+
+// Stats are the statistics recorded for every distribution, in report order.
+var Stats = []string{"mean", "median", "std", "p50", "p90", "p95", "p99", "p99.9", "min", "max"}
+
+// Scalars lists the per-trial scalar metrics, in report order.
+var Scalars = []Metric{
+	{"request_throughput", "req/s", HigherIsBetter, "completed requests per second of benchmark duration"},
+	{"output_throughput", "tok/s", HigherIsBetter, "output tokens of successful requests per second"},
+	{"total_token_throughput", "tok/s", HigherIsBetter, "input plus output tokens of successful requests per second"},
+	{"qpm", "req/min", HigherIsBetter, "60 x request_throughput"},
+	{"tpm", "tok/min", HigherIsBetter, "60 x total_token_throughput"},
+	{"request_goodput", "req/s", HigherIsBetter, "successful requests meeting every SLO of the workload, per second"},
+	{"goodput_ratio", "ratio", HigherIsBetter, "share of all requests that succeeded and met every SLO"},
+	{"success_rate", "ratio", HigherIsBetter, "completed / (completed + failed)"},
+	{"output_throughput_per_gpu", "tok/s", HigherIsBetter, "output_throughput divided by the GPUs the server uses"},
+	{"total_token_throughput_per_gpu", "tok/s", HigherIsBetter, "total_token_throughput divided by the GPUs the server uses"},
+	{"max_output_tokens_per_s", "tok/s", Informational, "peak token messages in any 1-second bin (vLLM's definition; counts chunks)"},
+	{"max_concurrent_requests", "count", Informational, "peak number of requests in flight"},
+	{"completed", "count", Informational, "successful requests"},
+	{"failed", "count", LowerIsBetter, "failed requests"},
+	{"total_input_tokens", "count", Informational, "prompt tokens of successful requests"},
+	{"total_output_tokens", "count", Informational, "output tokens of successful requests"},
+	{"duration_s", "s", Informational, "benchmark duration: first dispatch to last completion"},
+	{"dispatch_lag_ms.p99", "ms", Informational, "p99 of the client's lateness in dispatching requests (client health, not server speed)"},
+}
+
+var scalarByID = func() map[string]Metric {
+	m := make(map[string]Metric, len(Scalars))
+	for _, s := range Scalars {
+		m[s.ID] = s
+	}
+	return m
+}()
+
+var distByName = func() map[string]Distribution {
+	m := make(map[string]Distribution, len(Distributions))
+	for _, d := range Distributions {
+		m[d.Name] = d
+	}
+	return m
+}()
+
+// extra holds metrics registered by other packages (server-side counters,
+// offline engine benchmarks). Register is meant for package init.
+var extra = map[string]Metric{}
+
+// Register adds a metric id to the catalogue. It panics on a duplicate id,
+// which is a programming error caught by any test that imports the package.
+func Register(m Metric) {
+	if _, ok := Lookup(m.ID); ok {
+		panic("metrics: duplicate metric id " + m.ID)
+	}
+	extra[m.ID] = m
+}
+
+// ID builds a distribution metric id.
+func ID(distribution, stat string) string { return distribution + "." + stat }
+
+// PercentileStat writes percentile p the way vLLM writes it in JSON keys:
+// 99 -> "p99", 99.9 -> "p99.9", 50 -> "p50".
+func PercentileStat(p float64) string {
+	return "p" + strconv.FormatFloat(p, 'f', -1, 64)
+}
+
+// Split separates a distribution id into its distribution and stat. ok is
+// false for scalar ids.
+func Split(id string) (distribution, stat string, ok bool) {
+	i := strings.IndexByte(id, '.')
+	if i < 0 {
+		return "", "", false
+	}
+	distribution, stat = id[:i], id[i+1:]
+	if _, known := distByName[distribution]; !known {
+		return "", "", false
+	}
+	return distribution, stat, validStat(stat)
+}
+
+// validStat accepts the named stats and any percentile p0..p100.
+func validStat(stat string) bool {
+	switch stat {
+	case "mean", "median", "std", "min", "max":
+		return true
+	}
+	if !strings.HasPrefix(stat, "p") {
+		return false
+	}
+	p, err := strconv.ParseFloat(stat[1:], 64)
+	return err == nil && p >= 0 && p <= 100 && PercentileStat(p) == stat
+}
+
+// Lookup returns the metric for id. Any percentile of a known distribution
+// is a valid id (imported vLLM files may carry p25 or p99.99).
+func Lookup(id string) (Metric, bool) {
+	if m, ok := scalarByID[id]; ok {
+		return m, true
+	}
+	if m, ok := extra[id]; ok {
+		return m, true
+	}
+	dist, stat, ok := Split(id)
+	if !ok {
+		return Metric{}, false
+	}
+	d := distByName[dist]
+	return Metric{
+		ID:          id,
+		Unit:        "ms",
+		Direction:   LowerIsBetter,
+		Description: fmt.Sprintf("%s of %s", stat, d.Description),
+	}, true
+}
+
+// MustLookup is Lookup for ids known at compile time.
+func MustLookup(id string) Metric {
+	m, ok := Lookup(id)
+	if !ok {
+		panic("metrics: unknown metric id " + id)
+	}
+	return m
+}
+
+// Label is a short human name for id: "TTFT p99", "output_throughput".
+func Label(id string) string {
+	if dist, stat, ok := Split(id); ok {
+		return distByName[dist].Label + " " + stat
+	}
+	return id
+}
+
+// All returns every id of the fixed catalogue (distributions x Stats, then
+// scalars, then registered extras), in report order.
+func All() []string {
+	var ids []string
+	for _, d := range Distributions {
+		for _, s := range Stats {
+			ids = append(ids, ID(d.Name, s))
+		}
+	}
+	for _, s := range Scalars {
+		ids = append(ids, s.ID)
+	}
+	var ext []string
+	for id := range extra {
+		ext = append(ext, id)
+	}
+	sort.Strings(ext)
+	return append(ids, ext...)
+}

@@ -1,0 +1,201 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Marshal encodes r as stable, indented JSON (map keys sorted by
+// encoding/json) ending in a newline, so files review well in a PR.
+func Marshal(r *Result) ([]byte, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Unmarshal decodes and validates a result. name is used in errors.
+func Unmarshal(name string, data []byte) (*Result, error) {
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, describeJSONError(data, err))
+	}
+	if head.Schema == nil {
+		return nil, fmt.Errorf("%s: not a perfgate result file (no \"schema\" key)", name)
+	}
+	if *head.Schema != Schema {
+		return nil, fmt.Errorf("%s: unsupported schema %q (this perfgate reads %q)", name, *head.Schema, Schema)
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, describeJSONError(data, err))
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &r, nil
+}
+
+// describeJSONError adds a line number to encoding/json's byte offsets.
+func describeJSONError(data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return err
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	return fmt.Errorf("line %d: %w", line, err)
+}
+
+// Validate checks the invariants every reader relies on: the schema, a cell
+// name and hash, and finite, non-negative metric values.
+func (r *Result) Validate() error {
+	if r.Schema != Schema {
+		return fmt.Errorf("schema is %q, want %q", r.Schema, Schema)
+	}
+	if r.Workload.Cell == "" {
+		return errors.New("workload.cell is empty")
+	}
+	if r.Workload.Hash == "" {
+		return fmt.Errorf("workload %q: hash is empty", r.Workload.Cell)
+	}
+	for i, t := range r.Trials {
+		ids := make([]string, 0, len(t.Values))
+		for id := range t.Values {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			v := t.Values[id]
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fmt.Errorf("trials[%d].values[%q] = %v: metric values must be finite and non-negative", i, id, v)
+			}
+		}
+		if t.Completed < 0 || t.Failed < 0 {
+			return fmt.Errorf("trials[%d]: negative request counts", i)
+		}
+	}
+	return nil
+}
+
+// Read reads and validates the result file at path.
+func Read(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Unmarshal(path, data)
+}
+
+// Write writes r to path atomically: a temp file in the same directory,
+// synced, then renamed over path.
+func Write(path string, r *Result) error {
+	data, err := Marshal(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFileAtomic(path, data)
+}
+
+// WriteFileAtomic writes data to path via a synced temp file and a rename,
+// so readers see the old file or the new one, never a torn one.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// RedactURL removes user info and query strings (which may hold keys) from
+// a URL before it is recorded. Unparseable input is replaced entirely.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = "redacted"
+	}
+	return strings.TrimSuffix(u.String(), "?")
+}
+
+// FileName is the conventional file name for a cell's result: the cell
+// name with characters unsafe in file names replaced.
+func FileName(cell string) string {
+	var b strings.Builder
+	for _, c := range cell {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.', c == '@':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String() + ".json"
+}
+
+// ReadDir reads every *.json result file directly in dir, sorted by name.
+// Files that are not result files are errors: a results directory holds
+// nothing else (detailed records are *.jsonl).
+func ReadDir(dir string) ([]*Result, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []*Result
+	for _, p := range paths {
+		r, err := Read(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

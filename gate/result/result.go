@@ -1,0 +1,138 @@
+// Package result defines the result file: what one run of one workload cell
+// produced, as versioned JSON. Load generation writes it, importers build it
+// from vLLM's JSON, baselines store it, verdicts read it. Writes are atomic
+// (temp file + rename) so a crash never leaves half a file behind.
+package result
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Schema is the schema identifier of this version of the format.
+const Schema = "perfgate.result/v1"
+
+// Result is one run of one workload cell: every trial, valid or not.
+type Result struct {
+	Schema   string   `json:"schema"`
+	Tool     Tool     `json:"tool"`
+	Workload Workload `json:"workload"`
+	Server   Server   `json:"server"`
+	// Fingerprint holds flat "group.key" facts about the environment
+	// (gpu.name, gpu.count, env.NCCL_P2P_DISABLE, server.argv, ...). Which
+	// keys must match for two results to be compared is the verdict's call.
+	Fingerprint map[string]string `json:"fingerprint,omitempty"`
+	StartedAt   time.Time         `json:"started_at"`
+	FinishedAt  time.Time         `json:"finished_at"`
+	// Complete is false when the run stopped early (interrupt, dead server,
+	// tool failure). An incomplete result never passes a gate and never
+	// becomes a baseline.
+	Complete bool `json:"complete"`
+	// IncompleteReason says why Complete is false.
+	IncompleteReason string `json:"incomplete_reason,omitempty"`
+	// Source says where the numbers came from: "perfgate run" or an importer
+	// such as "vllm-bench import".
+	Source string  `json:"source,omitempty"`
+	Trials []Trial `json:"trials"`
+	// Warmups is the number of unmeasured requests sent before each trial.
+	Warmups int `json:"warmups"`
+	// Detailed names the per-request record file written beside the result
+	// (--save-detailed), relative to the result file's directory.
+	Detailed string `json:"detailed,omitempty"`
+	// Notes are human-readable remarks (e.g. why a run was cut short).
+	Notes []string `json:"notes,omitempty"`
+	// Provenance is set on baseline files only: where the promoted run came
+	// from. A result with provenance is still a result.
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Provenance records how a result became a baseline.
+type Provenance struct {
+	GitSHA        string    `json:"git_sha,omitempty"`
+	GitRef        string    `json:"git_ref,omitempty"`
+	PromotedAt    time.Time `json:"promoted_at"`
+	ServerVersion string    `json:"server_version,omitempty"`
+	// How says what promoted it ("perfgate baseline update --from results/").
+	How string `json:"how,omitempty"`
+}
+
+// Tool identifies the program that wrote the file.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Workload identifies the workload cell that was run. Hash is the manifest
+// hash: two results are comparable only if their hashes are equal.
+type Workload struct {
+	Name string `json:"name"`
+	Cell string `json:"cell"`
+	Hash string `json:"hash"`
+	// Spec is the cell's workload specification as JSON, kept so a result
+	// is self-describing (report shapes, gate overrides) without the file.
+	Spec json.RawMessage `json:"spec,omitempty"`
+}
+
+// Server describes the server under test. URL never carries credentials:
+// writers strip user info (see RedactURL).
+type Server struct {
+	URL     string   `json:"url"`
+	Model   string   `json:"model"`
+	Version string   `json:"version,omitempty"`
+	Models  []string `json:"models,omitempty"`
+	// MaxModelLen is the context length /v1/models reported, 0 if unknown.
+	MaxModelLen int `json:"max_model_len,omitempty"`
+	// GPUs is the GPU count throughput is normalised by (0: unknown).
+	GPUs int `json:"gpus,omitempty"`
+	// LogTail is the end of the server's log when perfgate launched it and
+	// it failed.
+	LogTail string `json:"log_tail,omitempty"`
+}
+
+// Trial is one repetition of the cell. Values is a flat map from metric id
+// (see package metrics) to number.
+type Trial struct {
+	Index         int    `json:"index"`
+	Valid         bool   `json:"valid"`
+	InvalidReason string `json:"invalid_reason,omitempty"`
+	// Look is the verdict look this trial was added in (0: the first batch;
+	// adaptive extra trials get 1, 2, ...).
+	Look      int            `json:"look,omitempty"`
+	DurationS float64        `json:"duration_s"`
+	Completed int            `json:"completed"`
+	Failed    int            `json:"failed"`
+	Errors    map[string]int `json:"errors,omitempty"`
+	// ErrorSamples keeps the first bytes of a few error bodies, by type.
+	ErrorSamples map[string]string  `json:"error_samples,omitempty"`
+	Values       map[string]float64 `json:"values"`
+	// Histograms maps a distribution name (e.g. "ttft_ms") to its
+	// HdrHistogram, base64 V2-encoded, values in microseconds.
+	Histograms map[string]string `json:"histograms,omitempty"`
+	// Server holds what the server's /metrics said about this trial:
+	// counter deltas, gauge means and maxima, histogram means.
+	Server map[string]float64 `json:"server,omitempty"`
+	// Warnings are caveats about this trial that did not invalidate it.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ValidTrials returns the trials that may enter a verdict.
+func (r *Result) ValidTrials() []Trial {
+	var out []Trial
+	for _, t := range r.Trials {
+		if t.Valid {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Samples returns the values of metric id over the valid trials that have it.
+func (r *Result) Samples(id string) []float64 {
+	var out []float64
+	for _, t := range r.Trials {
+		if v, ok := t.Values[id]; ok && t.Valid {
+			out = append(out, v)
+		}
+	}
+	return out
+}

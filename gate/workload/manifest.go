@@ -1,0 +1,122 @@
+package workload
+
+import (
+	"math"
+	"time"
+)
+
+// API selects the OpenAI endpoint a workload drives.
+type API string
+
+const (
+	Completions API = "completions" // POST /v1/completions
+	Chat        API = "chat"        // POST /v1/chat/completions
+)
+
+// Manifest is the deterministic expansion of one workload cell: every
+// request to send, in order, with its arrival offset. The same workload
+// file yields a byte-identical manifest (and Hash) on any machine.
+type Manifest struct {
+	// Name is the workload's name; Cell is Name, or Name@c16 / Name@r2.5 for
+	// one cell of a sweep.
+	Name string
+	Cell string
+	// Hash is the hex sha256 of the canonical encoding of the manifest. It
+	// identifies the cell: results with different hashes are not compared.
+	Hash string
+	API  API
+	// Model is the model to request; empty means the server's first model,
+	// discovered at run time.
+	Model string
+	// Concurrency caps requests in flight; 0 means unlimited.
+	Concurrency int
+	// Rate is the mean arrival rate in requests/s; +Inf sends all at once.
+	Rate float64
+	// Burstiness is the gamma shape of inter-arrival times (1 = Poisson,
+	// +Inf = constant spacing).
+	Burstiness float64
+	Sampling   Sampling
+	// Timeout bounds each request.
+	Timeout time.Duration
+	// SLO defines goodput; zero fields are not checked.
+	SLO SLO
+	// Trials is the trial budget: Min trials are always run, up to Max when
+	// the verdict stays inconclusive.
+	Trials TrialBudget
+	// Gate holds the workload's per-metric overrides of the verdict policy.
+	Gate []GateRule
+	// Requests are the measured requests, identical in every trial.
+	Requests []Request
+	// Warmups are sent before each trial and not measured. Their prompts
+	// differ from every measured prompt, so they do not warm its prefix.
+	Warmups []Request
+	// GPUs is the GPU count throughput is normalised by (0: not set).
+	GPUs int
+	// Spec is the cell's resolved specification as canonical JSON, stored
+	// in result files.
+	Spec []byte
+}
+
+// Request is one request of a manifest.
+type Request struct {
+	Index int
+	// Arrival is the intended send time as an offset from the trial start.
+	Arrival time.Duration
+	// Exactly one of PromptIDs, Prompt and Messages is set: token ids (the
+	// completions API on random data, so prompt_tokens is exact), a text
+	// prompt (completions on file datasets), or chat messages.
+	PromptIDs []int
+	Prompt    string
+	Messages  []Message
+	// InputTokens is the intended prompt length in tokens (exact for ids,
+	// the dataset's count or an estimate for text).
+	InputTokens int
+	// MaxTokens is the requested output length.
+	MaxTokens int
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Sampling pins the sampling parameters, since servers' defaults change
+// between versions and a frozen workload must not.
+type Sampling struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
+	IgnoreEOS   bool     `json:"ignore_eos,omitempty"`
+	MinTokens   int      `json:"min_tokens,omitempty"`
+}
+
+// SLO thresholds in milliseconds for goodput: a successful request is good
+// when each set threshold holds with measured <= slo.
+type SLO struct {
+	TTFTms float64 `json:"ttft_ms,omitempty"`
+	TPOTms float64 `json:"tpot_ms,omitempty"`
+	E2ELms float64 `json:"e2el_ms,omitempty"`
+}
+
+// Set reports whether any threshold is set.
+func (s SLO) Set() bool { return s.TTFTms > 0 || s.TPOTms > 0 || s.E2ELms > 0 }
+
+// TrialBudget is the number of trials to run.
+type TrialBudget struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// GateRule overrides the verdict policy for one metric id in this workload.
+type GateRule struct {
+	Metric string `json:"metric"`
+	// Tolerance is a fraction (0.03 for "3%"); for ratio metrics such as
+	// success_rate it is absolute (0.005 for "0.5pp"). Zero keeps the default.
+	Tolerance float64 `json:"tolerance,omitempty"`
+	// Gated, when non-nil, turns gating of the metric on or off.
+	Gated *bool `json:"gated,omitempty"`
+}
+
+// Unlimited reports whether the rate is infinite (everything at t=0).
+func (m *Manifest) Unlimited() bool { return math.IsInf(m.Rate, 1) }
