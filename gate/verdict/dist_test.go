@@ -9,9 +9,9 @@ import (
 // integration of the densities.
 func TestTDistribution(t *testing.T) {
 	cases := []struct {
-		name     string
+		name      string
 		got, want float64
-		tol      float64
+		tol       float64
 	}{
 		{"pt(2,5)", tCDF(2, 5), 0.9490303, 1e-6},
 		{"pt(-1,3)", tCDF(-1, 3), 0.1955011, 1e-6},
