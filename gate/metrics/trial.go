@@ -9,8 +9,19 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/perfgate/perfgate/gate/result"
-	"github.com/perfgate/perfgate/gate/workload"
 )
+
+// SLO holds goodput thresholds in ms; zero fields are not checked. It
+// mirrors workload.SLO (package workload imports this one, so it cannot be
+// imported here); callers convert with SLO(m.SLO).
+type SLO struct {
+	TTFTms float64
+	TPOTms float64
+	E2ELms float64
+}
+
+// Set reports whether any threshold is set.
+func (s SLO) Set() bool { return s.TTFTms > 0 || s.TPOTms > 0 || s.E2ELms > 0 }
 
 // ErrorSampleBytes is how much of an error body a trial keeps per type.
 const ErrorSampleBytes = 512
@@ -22,7 +33,7 @@ const ErrorSampleBytes = 512
 // bodies or per-request objects.
 type Accumulator struct {
 	mu    sync.Mutex
-	slo   workload.SLO
+	slo   SLO
 	dists map[string]*dist
 	lag   *dist
 
@@ -50,7 +61,7 @@ type consistency struct {
 
 // NewAccumulator returns an accumulator judging goodput by slo. limit is
 // the exact-sample limit per distribution (0: DefaultExactLimit).
-func NewAccumulator(slo workload.SLO, limit int) *Accumulator {
+func NewAccumulator(slo SLO, limit int) *Accumulator {
 	if limit <= 0 {
 		limit = DefaultExactLimit
 	}
@@ -123,7 +134,7 @@ func (a *Accumulator) Add(r *Request) {
 
 // meets is vLLM's goodput test: every set SLO holds with measured <= slo
 // (tpot counts as 0 for single-token requests).
-func meets(s workload.SLO, ttft, tpot, e2el float64) bool {
+func meets(s SLO, ttft, tpot, e2el float64) bool {
 	return (s.TTFTms <= 0 || ttft <= s.TTFTms) &&
 		(s.TPOTms <= 0 || tpot <= s.TPOTms) &&
 		(s.E2ELms <= 0 || e2el <= s.E2ELms)

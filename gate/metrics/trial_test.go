@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/perfgate/perfgate/gate/workload"
 )
 
 const msec = time.Millisecond
@@ -56,7 +54,7 @@ func checkScalar(t *testing.T, values map[string]float64, id string, want float6
 // TestTrialFormulas works each metric out by vLLM's formulas on a small
 // hand-made trial: three successes, one failure, an SLO and 2 GPUs.
 func TestTrialFormulas(t *testing.T) {
-	acc := NewAccumulator(workload.SLO{TTFTms: 500}, 0)
+	acc := NewAccumulator(SLO{TTFTms: 500}, 0)
 	r1 := req(0, 0, 100, []float32{10, 20, 30}, 10, 4) // tokens at 100,110,130,160
 	r2 := req(50, 70, 100, []float32{40}, 20, 2)       // queued 20 ms; tokens at 170, 210
 	r3 := req(100, 100, 1000, nil, 5, 1)               // one token at 1100: no TPOT, misses SLO
@@ -124,7 +122,7 @@ func TestTrialFormulas(t *testing.T) {
 // TestITLPerToken: a chunk carrying k tokens after a gap g counts as k
 // per-token samples of g/k, while vLLM's chunk ITL keeps one sample of g.
 func TestITLPerToken(t *testing.T) {
-	acc := NewAccumulator(workload.SLO{}, 0)
+	acc := NewAccumulator(SLO{}, 0)
 	r := req(0, 0, 50, []float32{10, 30}, 8, 5)
 	r.FirstChunkTokens, r.GapTokens = 1, []uint32{1, 3}
 	acc.Add(r)
@@ -199,7 +197,7 @@ func TestValidity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			acc := NewAccumulator(workload.SLO{}, 0)
+			acc := NewAccumulator(SLO{}, 0)
 			for _, r := range tc.reqs() {
 				acc.Add(r)
 			}
@@ -225,7 +223,7 @@ func TestValidity(t *testing.T) {
 // TestExactLimit: past the limit, percentiles come from the histogram and
 // the trial says so; mean and extremes stay exact.
 func TestExactLimit(t *testing.T) {
-	acc := NewAccumulator(workload.SLO{}, 50)
+	acc := NewAccumulator(SLO{}, 50)
 	var ttfts []float64
 	for i := 0; i < 200; i++ {
 		x := 10 + float64(i)*0.37
@@ -252,7 +250,7 @@ func TestExactLimit(t *testing.T) {
 func TestHistogramsMerge(t *testing.T) {
 	var encoded []string
 	for trial := 0; trial < 3; trial++ {
-		acc := NewAccumulator(workload.SLO{}, 0)
+		acc := NewAccumulator(SLO{}, 0)
 		for i := 0; i < 10; i++ {
 			acc.Add(req(0, 0, float64(10*(trial+1)), nil, 1, 1))
 		}
