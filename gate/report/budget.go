@@ -1,0 +1,105 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CommentLimit is GitHub's maximum issue-comment body length in
+// characters. Markdown kept for a PR comment must stay under it.
+const CommentLimit = 65536
+
+// part is one piece of a budgeted document. Versions are its renderings
+// from fullest to smallest; an empty version means the part is left out.
+// Parts with a single version (the headline, the verdict tables' last
+// resort) are never trimmed.
+type part struct {
+	name     string
+	versions []string
+	// order says when the part is trimmed: parts with lower order are
+	// shrunk first, one version step at a time.
+	order int
+	cur   int
+}
+
+func (p *part) text() string { return p.versions[p.cur] }
+
+// fit joins the parts in their given order, shrinking them (lowest order
+// first) until the whole, including a note naming what was trimmed, fits in
+// limit characters (runes, as GitHub counts). limit <= 0 means no limit.
+// If even the smallest versions do not fit, the text is cut at a line
+// boundary before the limit; since the headline comes first it survives.
+func fit(limit int, parts []*part, trimmedNote func(names []string) string) string {
+	join := func(note string) string {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.text())
+		}
+		b.WriteString(note)
+		return b.String()
+	}
+	var trimmed []string
+	seen := map[string]bool{}
+	note := ""
+	for {
+		out := join(note)
+		if limit <= 0 || runeLen(out) <= limit {
+			return out
+		}
+		var next *part
+		for _, p := range parts {
+			if p.cur+1 < len(p.versions) && (next == nil || p.order < next.order) {
+				next = p
+			}
+		}
+		if next == nil {
+			return cutLines(out, limit)
+		}
+		next.cur++
+		if !seen[next.name] {
+			seen[next.name] = true
+			trimmed = append(trimmed, next.name)
+		}
+		note = trimmedNote(trimmed)
+	}
+}
+
+// cutLines cuts s to at most limit runes at a line boundary and says so.
+func cutLines(s string, limit int) string {
+	const tail = "\n\n… (cut to fit GitHub's comment size limit)\n"
+	max := limit - runeLen(tail) - 16 // room for closing fences and tags
+	if max <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) > max {
+		r = r[:max]
+	}
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i+1]
+	}
+	// A cut inside a fenced block or <details> would swallow the notice;
+	// close what is open.
+	if strings.Count(cut, "```")%2 == 1 {
+		cut += "```\n"
+	}
+	for open := strings.Count(cut, "<details>") - strings.Count(cut, "</details>"); open > 0; open-- {
+		cut += "</details>\n"
+	}
+	return cut + tail
+}
+
+func runeLen(s string) int { return len([]rune(s)) }
+
+// defaultTrimmedNote names the trimmed sections and where the full report is.
+func defaultTrimmedNote(fullReport string) func([]string) string {
+	return func(names []string) string {
+		where := "the full report is in the run's artifacts"
+		if fullReport != "" {
+			where = "the full report is " + Code(fullReport)
+		}
+		return fmt.Sprintf("\n> [!NOTE]\n> Shortened to fit GitHub's comment size limit (%s trimmed); %s.\n",
+			strings.Join(names, ", "), where)
+	}
+}

@@ -1,0 +1,288 @@
+// Package fingerprint records the facts about a machine and server that
+// decide whether two benchmark results may be compared (GPU model and count,
+// the model served) and the facts that explain a difference when they are
+// (drivers, CUDA, vLLM version, NCCL and other environment variables). One
+// published study traced a 48 % throughput gap between two machines to a
+// single variable, NCCL_P2P_DISABLE; another compared TP4 x 2 with TP8.
+//
+// A fingerprint is a flat map of "group.key" strings, stored in result files.
+package fingerprint
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Keys written by Collect. Environment variables are "env.<NAME>".
+const (
+	GPUName       = "gpu.name"
+	GPUCount      = "gpu.count"
+	GPUDriver     = "gpu.driver"
+	GPUMemoryMiB  = "gpu.memory_mib"
+	GPUMaxSMClock = "gpu.max_sm_clock_mhz"
+	GPUPowerLimit = "gpu.power_limit_w"
+	CUDAVersion   = "cuda.version"
+	VLLMVersion   = "vllm.version"
+	ServerModel   = "server.model"
+	ServerArgv    = "server.argv"
+	CPUModel      = "cpu.model"
+	Kernel        = "kernel"
+)
+
+// EnvPrefixes are the environment variable prefixes recorded as env.<NAME>:
+// communication (NCCL), engine (VLLM), CUDA and PyTorch settings.
+var EnvPrefixes = []string{"NCCL_", "VLLM_", "CUDA_", "TORCH_", "PYTORCH_"}
+
+// Redacted replaces values that may be credentials.
+const Redacted = "(redacted)"
+
+// Runner runs a program and returns its standard output. It returns an
+// error wrapping exec.ErrNotFound when the program is not installed.
+type Runner func(ctx context.Context, name string, args ...string) ([]byte, error)
+
+// Options are the sources Collect reads. Nil functions fall back to the
+// real system (exec, os.ReadFile), except Environ: the library never reads
+// the process environment itself, the caller passes os.Environ.
+type Options struct {
+	// Environ returns "NAME=value" pairs, as os.Environ does.
+	Environ func() []string
+	// ServerEnv overrides the environment for a server perfgate launched
+	// (server.env), since that is what the server actually ran with.
+	ServerEnv map[string]string
+	// Run runs nvidia-smi and uname; nil uses os/exec with a timeout.
+	Run Runner
+	// ReadFile reads /proc files; nil uses os.ReadFile.
+	ReadFile func(string) ([]byte, error)
+	// ServerArgv is the launched server's command line, if perfgate
+	// launched it; ServerVersion is what its /version said.
+	ServerArgv    []string
+	ServerVersion string
+	Model         string
+}
+
+// Collect gathers the fingerprint. Missing tools (no nvidia-smi on a CPU
+// runner) leave their keys out; a tool that fails is reported in notes,
+// because a fingerprint with gaps is still worth recording.
+func Collect(ctx context.Context, o Options) (fp map[string]string, notes []string) {
+	if o.Run == nil {
+		o.Run = execRunner
+	}
+	if o.ReadFile == nil {
+		o.ReadFile = os.ReadFile
+	}
+	fp = map[string]string{}
+	set := func(k, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			fp[k] = v
+		}
+	}
+	if err := gpus(ctx, o.Run, fp); err != nil {
+		notes = append(notes, err.Error())
+	}
+	if out, err := o.Run(ctx, "nvidia-smi"); err == nil {
+		if m := cudaRe.FindSubmatch(out); m != nil {
+			set(CUDAVersion, string(m[1]))
+		}
+	}
+	env := environ(o.Environ, o.ServerEnv)
+	for name, v := range env {
+		if recorded(name) {
+			fp["env."+name] = redactEnv(name, v)
+		}
+	}
+	if _, ok := fp[CUDAVersion]; !ok {
+		set(CUDAVersion, env["CUDA_VERSION"]) // NVIDIA's containers set it
+	}
+	set(VLLMVersion, o.ServerVersion)
+	set(ServerModel, o.Model)
+	if len(o.ServerArgv) > 0 {
+		set(ServerArgv, JoinArgv(RedactArgv(o.ServerArgv)))
+	}
+	if data, err := o.ReadFile("/proc/cpuinfo"); err == nil {
+		set(CPUModel, cpuModel(data))
+	}
+	if data, err := o.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		set(Kernel, string(data))
+	} else if out, err := o.Run(ctx, "uname", "-r"); err == nil {
+		set(Kernel, string(out))
+	}
+	return fp, notes
+}
+
+// execRunner runs a program found on PATH, bounded to 15 s: nvidia-smi can
+// hang on a wedged driver, and a fingerprint must not hang a run.
+func execRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 200 {
+			msg = msg[:200]
+		}
+		return nil, fmt.Errorf("%s: %w %s", name, err, msg)
+	}
+	return out, nil
+}
+
+var cudaRe = regexp.MustCompile(`CUDA Version:\s*([0-9][0-9.]*)`)
+
+// gpuQuery is the nvidia-smi query; columns in gpuKeys order.
+const gpuQuery = "name,driver_version,memory.total,clocks.max.sm,power.limit"
+
+var gpuKeys = []string{GPUName, GPUDriver, GPUMemoryMiB, GPUMaxSMClock, GPUPowerLimit}
+
+// gpus records the GPUs nvidia-smi lists. Values that differ between GPUs
+// (a mixed machine) are joined with "; " in GPU order of first appearance.
+func gpus(ctx context.Context, run Runner, fp map[string]string) error {
+	out, err := run(ctx, "nvidia-smi", "--query-gpu="+gpuQuery, "--format=csv,noheader,nounits")
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil // no NVIDIA driver here: nothing to record
+	}
+	if err != nil {
+		return fmt.Errorf("fingerprint: nvidia-smi: %w", err)
+	}
+	r := csv.NewReader(bytes.NewReader(out))
+	r.TrimLeadingSpace = true
+	r.FieldsPerRecord = len(gpuKeys)
+	rows, err := r.ReadAll()
+	if err != nil {
+		return fmt.Errorf("fingerprint: nvidia-smi output: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	for col, key := range gpuKeys {
+		var vals []string
+		seen := map[string]bool{}
+		for _, row := range rows {
+			v := strings.TrimSpace(row[col])
+			if v == "" || strings.HasPrefix(v, "[N/A]") || strings.HasPrefix(v, "[Not Supported]") || seen[v] {
+				continue
+			}
+			seen[v] = true
+			vals = append(vals, v)
+		}
+		if len(vals) > 0 {
+			fp[key] = strings.Join(vals, "; ")
+		}
+	}
+	fp[GPUCount] = strconv.Itoa(len(rows))
+	return nil
+}
+
+// environ merges the process environment with the server's overrides.
+func environ(env func() []string, overrides map[string]string) map[string]string {
+	m := map[string]string{}
+	if env != nil {
+		for _, kv := range env() {
+			if name, v, ok := strings.Cut(kv, "="); ok {
+				m[name] = v
+			}
+		}
+	}
+	for k, v := range overrides {
+		m[k] = v
+	}
+	return m
+}
+
+func recorded(name string) bool {
+	for _, p := range EnvPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Secret reports whether a variable or flag name looks like it holds a
+// credential (VLLM_API_KEY, --hf-token, NCCL_IB_PASSWORD, APIKEY). Names are
+// split into words at '-', '_' and '.', and a word ending in TOKEN, KEY,
+// SECRET, PASSWORD, PASSWD or CREDENTIAL(S) marks a secret. Plain substring
+// matching would also hide --max-num-batched-tokens, a tuning knob the
+// fingerprint exists to show.
+func Secret(name string) bool {
+	words := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool {
+		return r == '-' || r == '_' || r == '.'
+	})
+	for _, w := range words {
+		for _, s := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"} {
+			if strings.HasSuffix(w, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func redactEnv(name, v string) string {
+	if Secret(name) && v != "" {
+		return Redacted
+	}
+	return v
+}
+
+// RedactArgv returns a copy of argv with the values of secret-looking
+// flags replaced: "--api-key X" and "--api-key=X" both become
+// "--api-key (redacted)" / "--api-key=(redacted)".
+func RedactArgv(argv []string) []string {
+	out := make([]string, len(argv))
+	copy(out, argv)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		if !Secret(name) {
+			continue
+		}
+		if hasValue {
+			out[i] = name + "=" + Redacted
+		} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
+			out[i+1] = Redacted
+			i++
+		}
+	}
+	return out
+}
+
+// JoinArgv joins argv for display, quoting arguments a shell would split.
+func JoinArgv(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}") {
+			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func cpuModel(cpuinfo []byte) string {
+	for _, line := range strings.Split(string(cpuinfo), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,310 @@
+package verdict
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// Compare compares candidate results with baseline results, matched by
+// workload cell, under policy p at look. Data problems (a missing baseline,
+// a changed workload, invalid trials) are reported in the Comparison, never
+// as an error; the error is for an invalid policy or look and for inputs no
+// comparison can be built from (two results of one cell in one arm, a
+// workload spec whose gate list cannot be read).
+//
+// A zero look means Look{Index: 1, Max: 1}.
+func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Comparison, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	if look == (Look{}) {
+		look = Look{Index: 1, Max: 1}
+	}
+	if look.Max < 1 || look.Index < 1 || look.Index > look.Max {
+		return nil, fmt.Errorf("look %d of %d: want 1 <= index <= max", look.Index, look.Max)
+	}
+	base, err := byCell("baseline", baseline)
+	if err != nil {
+		return nil, err
+	}
+	cand, err := byCell("candidate", candidate)
+	if err != nil {
+		return nil, err
+	}
+	c := &Comparison{
+		Schema:    SchemaID,
+		Alpha:     p.Alpha,
+		LookAlpha: p.Alpha / float64(look.Max),
+		Look:      look,
+		Policy:    p,
+	}
+	var pending []*pendingCell
+	for _, name := range unionKeys(base, cand) {
+		w, rules, err := matchWorkload(name, base[name], cand[name], &p)
+		if err != nil {
+			return nil, err
+		}
+		if w.Status == Compared {
+			pending = append(pending, buildCells(&w, base[name], cand[name], rules)...)
+		}
+		c.Workloads = append(c.Workloads, w)
+	}
+	c.Noise = poolNoise(pending, &p)
+	decide(c, pending, &p)
+	summarise(c, pending)
+	return c, nil
+}
+
+// byCell indexes one arm's results by workload cell.
+func byCell(arm string, rs []*result.Result) (map[string]*result.Result, error) {
+	m := make(map[string]*result.Result, len(rs))
+	for i, r := range rs {
+		if r == nil {
+			return nil, fmt.Errorf("%s[%d]: nil result", arm, i)
+		}
+		if _, dup := m[r.Workload.Cell]; dup {
+			return nil, fmt.Errorf("%s: two results for workload cell %q (merge shards first)", arm, r.Workload.Cell)
+		}
+		m[r.Workload.Cell] = r
+	}
+	return m, nil
+}
+
+func unionKeys(a, b map[string]*result.Result) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]*result.Result{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// matchWorkload applies the matching rules of docs/baselines.md to one
+// workload cell and returns its status and, when compared, its rules.
+func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[string]Rule, error) {
+	w := Workload{Cell: name}
+	if b != nil {
+		w.BaselineHash = b.Workload.Hash
+		w.Provenance = b.Provenance
+	}
+	if c != nil {
+		w.CandidateHash = c.Workload.Hash
+	}
+	switch {
+	case b == nil:
+		w.Status, w.Allowed = MissingBaseline, p.AllowMissing
+		w.Message = "no baseline for this workload cell; run `perfgate baseline update` or pass --allow-missing"
+		w.CandidateTrials = len(c.ValidTrials())
+		return w, nil, nil
+	case c == nil:
+		w.Status, w.Allowed = MissingCandidate, p.AllowMissing
+		w.Message = "the candidate did not run this workload cell"
+		w.BaselineTrials = len(b.ValidTrials())
+		return w, nil, nil
+	}
+	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
+	if b.Workload.Hash != c.Workload.Hash {
+		w.Status = WorkloadChanged
+		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", short(b.Workload.Hash), short(c.Workload.Hash))
+		return w, nil, nil
+	}
+	for _, arm := range []struct {
+		name string
+		r    *result.Result
+	}{{"baseline", b}, {"candidate", c}} {
+		if !arm.r.Complete {
+			w.Status = IncompleteRun
+			w.Message = fmt.Sprintf("the %s run is incomplete: %s", arm.name, orDefault(arm.r.IncompleteReason, "no reason recorded"))
+			return w, nil, nil
+		}
+	}
+	w.Fingerprint = diffFingerprint(b.Fingerprint, c.Fingerprint, p.HardKeys)
+	var hard []string
+	for _, d := range w.Fingerprint {
+		if d.Hard {
+			hard = append(hard, fmt.Sprintf("%s %q vs %q", d.Key, d.Baseline, d.Candidate))
+		}
+	}
+	if len(hard) > 0 {
+		if !p.AllowMismatch {
+			w.Status = FingerprintMismatch
+			w.Message = "environment differs from the baseline's: " + strings.Join(hard, ", ") + "; pass --allow-mismatch to compare anyway"
+			return w, nil, nil
+		}
+		w.Warnings = append(w.Warnings, "compared despite differing environment (--allow-mismatch): "+strings.Join(hard, ", "))
+	}
+	for _, arm := range []struct {
+		name string
+		r    *result.Result
+	}{{"baseline", b}, {"candidate", c}} {
+		invalid := 0
+		for _, t := range arm.r.Trials {
+			if !t.Valid {
+				invalid++
+				w.Excluded = append(w.Excluded, Excluded{Arm: arm.name, Trial: t.Index, Reason: orDefault(t.InvalidReason, "marked invalid")})
+			}
+		}
+		total := len(arm.r.Trials)
+		switch {
+		case total == invalid:
+			w.Status = NoValidTrials
+			w.Message = fmt.Sprintf("the %s has no valid trial (%d recorded)", arm.name, total)
+			return w, nil, nil
+		case float64(invalid) > p.MaxInvalidShare*float64(total):
+			w.Status = NoValidTrials
+			w.Message = fmt.Sprintf("%d of the %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, arm.name, total, 100*p.MaxInvalidShare)
+			return w, nil, nil
+		case invalid > 0:
+			w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid %s trial(s) excluded", invalid, arm.name))
+		}
+	}
+	if age := baselineAge(b, c); age > 0 {
+		w.BaselineAgeDays = age
+		if p.MaxBaselineAgeDays > 0 && age > p.MaxBaselineAgeDays {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("baseline is %.0f days older than the candidate (over %.0f): drift between the runs is not accounted for", age, p.MaxBaselineAgeDays))
+		}
+	}
+	rules, err := p.Resolve(c.Workload.Spec)
+	if err != nil {
+		return w, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)
+	}
+	w.Status = Compared
+	return w, rules, nil
+}
+
+// baselineAge is how many days before the candidate the baseline was
+// measured (its start time; its promotion time when the start is unset).
+func baselineAge(b, c *result.Result) float64 {
+	when := b.StartedAt
+	if when.IsZero() && b.Provenance != nil {
+		when = b.Provenance.PromotedAt
+	}
+	if when.IsZero() || c.StartedAt.IsZero() {
+		return 0
+	}
+	return float64(c.StartedAt.Sub(when)) / float64(day)
+}
+
+// diffFingerprint lists the keys whose values differ, sorted by key.
+func diffFingerprint(b, c map[string]string, hardKeys []string) []FingerprintDiff {
+	hard := map[string]bool{}
+	for _, k := range hardKeys {
+		hard[k] = true
+	}
+	keys := map[string]bool{}
+	for k := range b {
+		keys[k] = true
+	}
+	for k := range c {
+		keys[k] = true
+	}
+	var out []FingerprintDiff
+	for k := range keys {
+		if b[k] != c[k] {
+			out = append(out, FingerprintDiff{Key: k, Baseline: b[k], Candidate: c[k], Hard: hard[k]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// buildCells collects, for every directional metric both arms carry, the
+// valid trials' values. Gated metrics missing from an arm are a warning.
+func buildCells(w *Workload, b, c *result.Result, rules map[string]Rule) []*pendingCell {
+	ids := map[string]bool{}
+	for _, r := range []*result.Result{b, c} {
+		for _, t := range r.ValidTrials() {
+			for id := range t.Values {
+				ids[id] = true
+			}
+		}
+	}
+	var out []*pendingCell
+	for _, id := range orderedIDs(ids) {
+		m, ok := metrics.Lookup(id)
+		if !ok || m.Direction == metrics.Informational {
+			continue
+		}
+		rule, ok := rules[id]
+		if !ok {
+			rule = Rule{Metric: id, Tolerance: DefaultTolerance(id)}
+		}
+		bv, cv := b.Samples(id), c.Samples(id)
+		if len(bv) == 0 || len(cv) == 0 {
+			if rule.Gated {
+				w.Warnings = append(w.Warnings, fmt.Sprintf("gated metric %s is missing from the %s; not compared", id, missingArm(bv)))
+			}
+			continue
+		}
+		out = append(out, newPending(w.Cell, m, rule, bv, cv))
+	}
+	for _, id := range sortedRuleIDs(rules) {
+		if rules[id].Gated && !ids[id] {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("gated metric %s is in neither run; not compared", id))
+		}
+	}
+	return out
+}
+
+func missingArm(bv []float64) string {
+	if len(bv) == 0 {
+		return "baseline"
+	}
+	return "candidate"
+}
+
+// orderedIDs sorts metric ids in the catalogue's report order, unknown ids
+// last by name.
+func orderedIDs(set map[string]bool) []string {
+	ids := make([]string, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		ri, rj := reportRank(ids[i]), reportRank(ids[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return ids[i] < ids[j]
+	})
+	return ids
+}
+
+var rank = func() map[string]int {
+	m := map[string]int{}
+	for i, id := range metrics.All() {
+		m[id] = i
+	}
+	return m
+}()
+
+func reportRank(id string) int {
+	if r, ok := rank[id]; ok {
+		return r
+	}
+	return len(rank)
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

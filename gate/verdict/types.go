@@ -1,0 +1,252 @@
+// Package verdict decides, from the trials of a baseline and a candidate,
+// whether each gated (workload cell, metric) regressed, passed, improved or
+// could not be decided, and what that means for the whole gate run.
+//
+// It is pure: it reads result.Result values it is given and returns a
+// Comparison; it does no I/O. docs/statistics.md is the specification of
+// the method; the comparison's JSON encoding is the contract that reports
+// and PR comments are rendered from, so its field names are stable.
+//
+// Sign convention used throughout: Worse, CILow, CIHigh, Tolerance and MDE
+// are direction-adjusted, so a positive number is always "worse" (slower
+// latency, lower throughput, lower success rate) and a negative number is
+// always "better". Change keeps the natural sign of candidate vs baseline.
+// Relative metrics are in percent; absolute metrics (ratios such as
+// success_rate, see Cell.Absolute) are in percentage points.
+package verdict
+
+import (
+	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// SchemaID identifies the JSON encoding of Comparison.
+const SchemaID = "perfgate.comparison/v1"
+
+// Outcome is the decision for one cell, or for the whole comparison.
+type Outcome string
+
+const (
+	// Pass: the worse end of the confidence interval is inside the
+	// tolerance (or, overall: every gated cell passed or improved).
+	Pass Outcome = "pass"
+	// Regression: significantly worse after family-wise correction, and the
+	// estimate exceeds the tolerance.
+	Regression Outcome = "regression"
+	// Improvement: the mirror image of Regression. Overall, improvements
+	// count as a pass.
+	Improvement Outcome = "improvement"
+	// Inconclusive: neither; more trials may decide it.
+	Inconclusive Outcome = "inconclusive"
+	// Invalid is only an overall verdict: some workload could not be
+	// compared (missing baseline, workload changed, fingerprint mismatch,
+	// incomplete run) and the policy does not allow skipping it.
+	Invalid Outcome = "invalid"
+)
+
+// Status says whether and why a workload cell was (not) compared.
+type Status string
+
+const (
+	// Compared: both arms present, same workload hash, comparable
+	// environment; the cell's metrics are in Comparison.Cells.
+	Compared Status = "compared"
+	// MissingBaseline: the candidate has a cell the baseline lacks.
+	MissingBaseline Status = "missing-baseline"
+	// MissingCandidate: the baseline has a cell the candidate lacks.
+	MissingCandidate Status = "missing-candidate"
+	// WorkloadChanged: the workload hashes differ, so the numbers measure
+	// different things ("workload changed since the baseline; re-baseline").
+	WorkloadChanged Status = "workload-changed"
+	// FingerprintMismatch: a hard fingerprint key (Policy.HardKeys)
+	// differs, e.g. another GPU model.
+	FingerprintMismatch Status = "fingerprint-mismatch"
+	// IncompleteRun: an arm's run stopped early; it is never judged.
+	IncompleteRun Status = "incomplete-run"
+	// NoValidTrials: an arm has no valid trial, or the share of invalid
+	// trials exceeds Policy.MaxInvalidShare.
+	NoValidTrials Status = "no-valid-trials"
+)
+
+// Look says which look of an adaptive gate run a comparison is. perfgate
+// gate compares, adds trials to inconclusive workloads, and compares again,
+// up to Max looks; each look tests regressions at Alpha/Max so that the
+// chance of any false regression over all looks stays at most Alpha
+// whatever the rule for adding trials (see docs/statistics.md). A single
+// `perfgate compare` is Look{Index: 1, Max: 1}.
+type Look struct {
+	Index int `json:"index"` // 1-based
+	Max   int `json:"max"`
+}
+
+// Comparison is the complete result of comparing a candidate run with its
+// baseline: the verdict, every workload's status and every cell.
+type Comparison struct {
+	Schema string `json:"schema"`
+	// Verdict: regression if any gated cell regressed; else invalid if a
+	// workload could not be compared and the policy does not allow it;
+	// else inconclusive if any gated cell is inconclusive; else pass.
+	Verdict Outcome `json:"verdict"`
+	// Headline is the most significant gated regression (smallest adjusted
+	// p-value), or when there is none the most worrying inconclusive gated
+	// cell; nil when every gated cell passed or improved. A copy of the
+	// entry in Cells.
+	Headline *Cell `json:"headline,omitempty"`
+	// Alpha is the family-wise false-regression rate over all looks;
+	// LookAlpha the part of it spent on this look.
+	Alpha     float64 `json:"alpha"`
+	LookAlpha float64 `json:"look_alpha"`
+	Look      Look    `json:"look"`
+	// Family is the number of gated cells in the Holm family.
+	Family int `json:"family"`
+	// Counts of gated cells by outcome.
+	Regressions   int `json:"regressions"`
+	Improvements  int `json:"improvements"`
+	Inconclusives int `json:"inconclusives"`
+	Passes        int `json:"passes"`
+	// Workloads lists every workload cell of either arm, sorted by name.
+	Workloads []Workload `json:"workloads"`
+	// Cells holds every compared (workload, metric), gated ones first in
+	// the order regressions, inconclusive, improvements, passes, then
+	// ungated ones; within a group by workload then metric report order.
+	Cells []Cell `json:"cells"`
+	// Noise describes the per-metric pooled noise estimates.
+	Noise []Noise `json:"noise"`
+	// Warnings are caveats about the comparison as a whole.
+	Warnings []string `json:"warnings,omitempty"`
+	// Policy is the policy the comparison ran under (after defaults).
+	Policy Policy `json:"policy"`
+}
+
+// Workload is the status of one workload cell.
+type Workload struct {
+	Cell    string `json:"cell"`
+	Status  Status `json:"status"`
+	Message string `json:"message,omitempty"`
+	// Allowed is true when a non-compared status is tolerated by the
+	// policy (AllowMissing, AllowMismatch) and does not make the verdict
+	// invalid. A fingerprint mismatch that is allowed is still compared.
+	Allowed       bool   `json:"allowed,omitempty"`
+	BaselineHash  string `json:"baseline_hash,omitempty"`
+	CandidateHash string `json:"candidate_hash,omitempty"`
+	// BaselineTrials and CandidateTrials count valid trials.
+	BaselineTrials  int `json:"baseline_trials"`
+	CandidateTrials int `json:"candidate_trials"`
+	// Excluded lists the invalid trials left out, with their reasons.
+	Excluded []Excluded `json:"excluded,omitempty"`
+	// Fingerprint lists every fingerprint key whose value differs.
+	Fingerprint []FingerprintDiff `json:"fingerprint,omitempty"`
+	// Provenance of the baseline, when it is a promoted baseline file.
+	Provenance *result.Provenance `json:"provenance,omitempty"`
+	// BaselineAgeDays is the time between the baseline's promotion (or
+	// start) and the candidate's start, in days; 0 when unknown.
+	BaselineAgeDays float64  `json:"baseline_age_days,omitempty"`
+	Warnings        []string `json:"warnings,omitempty"`
+}
+
+// Excluded is an invalid trial left out of the comparison.
+type Excluded struct {
+	Arm    string `json:"arm"` // "baseline" or "candidate"
+	Trial  int    `json:"trial"`
+	Reason string `json:"reason"`
+}
+
+// FingerprintDiff is one fingerprint key that differs between the arms. An
+// empty value means the key is absent on that side.
+type FingerprintDiff struct {
+	Key       string `json:"key"`
+	Baseline  string `json:"baseline"`
+	Candidate string `json:"candidate"`
+	// Hard keys must match (Policy.HardKeys); soft ones are listed only.
+	Hard bool `json:"hard"`
+}
+
+// Arm summarises one side of a cell: the metric's value in each valid trial.
+type Arm struct {
+	N      int       `json:"n"`
+	Values []float64 `json:"values"`
+	// Centre is the geometric mean for relative metrics (the centre the
+	// log-scale test compares) and the arithmetic mean for absolute ones.
+	Centre float64 `json:"centre"`
+	Median float64 `json:"median"`
+	// CV is the arm's own coefficient of variation (relative metrics) or
+	// standard deviation (absolute metrics); 0 with fewer than 2 trials.
+	CV float64 `json:"cv"`
+}
+
+// Cell is the comparison of one metric of one workload cell.
+type Cell struct {
+	Workload  string `json:"workload"`
+	Metric    string `json:"metric"`
+	Label     string `json:"label"`
+	Unit      string `json:"unit"`
+	Direction string `json:"direction"`
+	Gated     bool   `json:"gated"`
+	// Absolute is true for ratio metrics compared by difference
+	// (percentage points) rather than by ratio (percent).
+	Absolute  bool `json:"absolute"`
+	Baseline  Arm  `json:"baseline"`
+	Candidate Arm  `json:"candidate"`
+	// Change is candidate vs baseline with its natural sign: percent
+	// (Centre ratio - 1) for relative metrics, points for absolute ones.
+	Change float64 `json:"change"`
+	// Worse is Change direction-adjusted: positive means worse.
+	Worse float64 `json:"worse"`
+	// CILow and CIHigh bound Worse at confidence CILevel (two-sided, so
+	// CIHigh is the one-sided 1-(1-CILevel)/2 upper bound the pass rule
+	// uses).
+	CILow   float64 `json:"ci_low"`
+	CIHigh  float64 `json:"ci_high"`
+	CILevel float64 `json:"ci_level"`
+	// Tolerance is the practical margin, same scale as Worse.
+	Tolerance float64 `json:"tolerance"`
+	// PValue is the one-sided p-value in the direction of the estimate
+	// (worse when Worse >= 0); PAdjusted is its Holm adjustment within the
+	// gated family of that direction (equal to PValue for ungated cells).
+	PValue    float64 `json:"p_value"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// MDE is the smallest worsening this look would call a regression with
+	// 80 % power, same scale as Worse.
+	MDE float64 `json:"mde"`
+	// Noise says which noise estimate the test used.
+	Noise   CellNoise `json:"noise"`
+	Outcome Outcome   `json:"outcome"`
+	// LowConfidence is set when an arm has fewer than Policy.MinTrials
+	// valid trials: the test then uses the policy's assumed noise (or the
+	// pooled or own spread when larger), not a measured one.
+	LowConfidence bool     `json:"low_confidence"`
+	Warnings      []string `json:"warnings,omitempty"`
+}
+
+// CellNoise is the noise estimate a cell's test used.
+type CellNoise struct {
+	// Source is "pooled" (the metric's pooled within-arm spread across
+	// workloads), "own" (this cell's arms only; Welch), or "assumed"
+	// (Policy.AssumedCV, no usable estimate).
+	Source string `json:"source"`
+	// Sigma is the per-trial standard deviation on the test scale (log
+	// values for relative metrics, raw for absolute ones).
+	Sigma float64 `json:"sigma"`
+	// DF is the degrees of freedom of the t test (0 means normal).
+	DF float64 `json:"df"`
+	// SE is the standard error of the estimate on the test scale.
+	SE float64 `json:"se"`
+}
+
+// Noise is the pooled noise estimate of one metric across workloads.
+type Noise struct {
+	Metric string  `json:"metric"`
+	Sigma  float64 `json:"sigma"`
+	DF     float64 `json:"df"`
+	// Workloads pooled, and those left out because their own spread was
+	// significantly larger (they use their own estimate instead).
+	Pooled   int      `json:"pooled"`
+	Excluded []string `json:"excluded,omitempty"`
+	// Usable is false when DF < Policy.MinPooledDF: cells then use their
+	// own spread or the assumed noise.
+	Usable bool `json:"usable"`
+}
+
+// Ages are compared in days; kept here so the JSON stays in plain numbers.
+const day = 24 * time.Hour

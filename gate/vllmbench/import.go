@@ -1,0 +1,268 @@
+package vllmbench
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// Source is the result's Source for imported files.
+const Source = "vllm-bench import"
+
+// Options control an import.
+type Options struct {
+	// Cell names the imported cell (required; the CLI defaults it to the
+	// output file's stem).
+	Cell string
+	// GPUs, when positive, is the GPU count throughput is normalised by.
+	GPUs int
+	// ToolVersion is recorded in the result's tool block.
+	ToolVersion string
+}
+
+// Identity is what makes two imported cells comparable: the benchmark's
+// load parameters and mean request lengths, never machine or metadata. It
+// is stored as the result's workload spec and hashed into its identity.
+type Identity struct {
+	Kind       string `json:"kind"` // always "vllm-bench"
+	NumPrompts int    `json:"num_prompts"`
+	// RequestRate is "inf" or the rate as Go formats it ("2.5").
+	RequestRate    string  `json:"request_rate"`
+	Burstiness     float64 `json:"burstiness"`
+	MaxConcurrency int     `json:"max_concurrency"`
+	// MeanInputLen and MeanOutputLen are total tokens / completed requests
+	// over all imported files, rounded to whole tokens. vLLM's file does not
+	// name its dataset; the lengths are what tells a 1000/300 benchmark
+	// from a 4000/1000 one.
+	MeanInputLen  int    `json:"mean_input_len"`
+	MeanOutputLen int    `json:"mean_output_len"`
+	EndpointType  string `json:"endpoint_type,omitempty"`
+	RampUp        string `json:"ramp_up,omitempty"`
+}
+
+// Hash is the identity's hex sha256 over its JSON encoding.
+func (id Identity) Hash() string {
+	data, _ := json.Marshal(id) // plain struct: cannot fail
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func rateString(r float64) string {
+	if math.IsInf(r, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(r, 'g', -1, 64)
+}
+
+// ImportFiles reads and imports the files at paths, one trial each.
+func ImportFiles(paths []string, opts Options) (*result.Result, error) {
+	benches := make([]*Bench, 0, len(paths))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		b, err := Parse(p, data)
+		if err != nil {
+			return nil, err
+		}
+		benches = append(benches, b)
+	}
+	return Import(benches, opts)
+}
+
+// Import builds one result from parsed files, in the given order: one cell,
+// one trial per file. The files must describe the same benchmark (same
+// prompt count, rate, burstiness, concurrency, endpoint, model); an error
+// names the first file that differs.
+func Import(benches []*Bench, opts Options) (*result.Result, error) {
+	if len(benches) == 0 {
+		return nil, errors.New("no vllm-bench files to import")
+	}
+	if opts.Cell == "" {
+		return nil, errors.New("import: a cell name is required")
+	}
+	first := benches[0]
+	var notes []string
+	var inTok, outTok, done float64
+	for _, b := range benches {
+		if err := sameBenchmark(first, b); err != nil {
+			return nil, err
+		}
+		inTok += b.Values["total_input_tokens"]
+		outTok += b.Values["total_output_tokens"]
+		done += float64(b.Completed)
+		notes = append(notes, b.Notes...)
+	}
+	id := Identity{
+		Kind:           "vllm-bench",
+		NumPrompts:     first.NumPrompts,
+		RequestRate:    rateString(first.Rate),
+		Burstiness:     first.Burstiness,
+		MaxConcurrency: first.MaxConcurrency,
+		EndpointType:   first.Endpoint,
+		RampUp:         first.RampUp,
+	}
+	if done > 0 {
+		id.MeanInputLen = int(math.Round(inTok / done))
+		id.MeanOutputLen = int(math.Round(outTok / done))
+	}
+	spec, _ := json.Marshal(id)
+
+	r := &result.Result{
+		Schema:      result.Schema,
+		Tool:        result.Tool{Name: "perfgate", Version: opts.ToolVersion},
+		Workload:    result.Workload{Name: opts.Cell, Cell: opts.Cell, Hash: id.Hash(), Spec: spec},
+		Server:      result.Server{Model: first.Model, GPUs: max(opts.GPUs, 0)},
+		Fingerprint: fingerprint(benches, &notes),
+		Complete:    true,
+		Source:      Source,
+	}
+	for i, b := range benches {
+		r.Trials = append(r.Trials, trial(i, b, opts.GPUs))
+		if !b.Date.IsZero() {
+			start := b.Date.Add(-time.Duration(b.Values["duration_s"] * float64(time.Second)))
+			if r.StartedAt.IsZero() || start.Before(r.StartedAt) {
+				r.StartedAt = start
+			}
+			if b.Date.After(r.FinishedAt) {
+				r.FinishedAt = b.Date
+			}
+		}
+	}
+	r.Notes = notes
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("import: %w", err) // a bug: Parse keeps values valid
+	}
+	return r, nil
+}
+
+// sameBenchmark reports how b's load parameters differ from first's.
+func sameBenchmark(first, b *Bench) error {
+	diff := func(field string, x, y any) error {
+		return fmt.Errorf("%s and %s are different benchmarks: %s %v vs %v (import each benchmark into its own cell)",
+			first.Name, b.Name, field, x, y)
+	}
+	switch {
+	case first.NumPrompts != b.NumPrompts:
+		return diff("num_prompts", first.NumPrompts, b.NumPrompts)
+	case rateString(first.Rate) != rateString(b.Rate):
+		return diff("request_rate", rateString(first.Rate), rateString(b.Rate))
+	case first.Burstiness != b.Burstiness:
+		return diff("burstiness", first.Burstiness, b.Burstiness)
+	case first.MaxConcurrency != b.MaxConcurrency:
+		return diff("max_concurrency", first.MaxConcurrency, b.MaxConcurrency)
+	case first.Endpoint != b.Endpoint:
+		return diff("endpoint_type", first.Endpoint, b.Endpoint)
+	case first.RampUp != b.RampUp:
+		return diff("ramp-up", first.RampUp, b.RampUp)
+	case first.Model != b.Model:
+		return diff("model_id", first.Model, b.Model)
+	}
+	return nil
+}
+
+// fingerprint records the model (a hard key: results of different models
+// never compare), vLLM's descriptive keys and --metadata as meta.<key>.
+// Metadata that differs between the files keeps the first file's value and
+// adds a note.
+func fingerprint(benches []*Bench, notes *[]string) map[string]string {
+	fp := map[string]string{}
+	first := benches[0]
+	set := func(k, v string) {
+		if v != "" {
+			fp[k] = v
+		}
+	}
+	set("server.model", first.Model)
+	set("bench.backend", first.Backend)
+	set("bench.endpoint_type", first.Endpoint)
+	set("bench.label", first.Label)
+	set("bench.tokenizer_id", first.Tokenizer)
+	for k, v := range first.Meta {
+		fp["meta."+k] = v
+	}
+	for _, b := range benches[1:] {
+		keys := map[string]bool{}
+		for k := range b.Meta {
+			keys[k] = true
+		}
+		for k := range first.Meta {
+			keys[k] = true
+		}
+		for _, k := range sortedSet(keys) {
+			v, ok := b.Meta[k]
+			if old, had := first.Meta[k]; ok != had || old != v {
+				*notes = append(*notes, fmt.Sprintf("%s: metadata %q is %q, %s has %q; the result keeps %s's",
+					b.Name, k, v, first.Name, old, first.Name))
+			}
+		}
+	}
+	if len(fp) == 0 {
+		return nil
+	}
+	return fp
+}
+
+// trial turns one file into a trial, adding the ids perfgate derives from
+// vLLM's (QPM, TPM, success rate, goodput ratio, per-GPU throughput).
+func trial(i int, b *Bench, gpus int) result.Trial {
+	v := make(map[string]float64, len(b.Values)+8)
+	for k, x := range b.Values {
+		v[k] = x
+	}
+	if x, ok := v["request_throughput"]; ok {
+		v["qpm"] = 60 * x
+	}
+	if x, ok := v["total_token_throughput"]; ok {
+		v["tpm"] = 60 * x
+		if gpus > 0 {
+			v["total_token_throughput_per_gpu"] = x / float64(gpus)
+		}
+	}
+	if x, ok := v["output_throughput"]; ok && gpus > 0 {
+		v["output_throughput_per_gpu"] = x / float64(gpus)
+	}
+	total := float64(b.Completed + b.Failed)
+	if total > 0 {
+		v["success_rate"] = float64(b.Completed) / total
+		if g, ok := v["request_goodput"]; ok {
+			good := math.Round(g * v["duration_s"])
+			v["goodput_ratio"] = math.Min(good/total, 1)
+		}
+	}
+	t := result.Trial{
+		Index:     i,
+		Valid:     b.Completed > 0,
+		DurationS: v["duration_s"],
+		Completed: b.Completed,
+		Failed:    b.Failed,
+		Values:    v,
+	}
+	if !t.Valid {
+		t.InvalidReason = "no successful requests"
+	}
+	if b.Errors > 0 {
+		t.Errors = map[string]int{"vllm_bench": b.Errors}
+		t.ErrorSamples = map[string]string{"vllm_bench": b.FirstError}
+	}
+	return t
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
