@@ -32,8 +32,13 @@ type fixture struct {
 var fixtureStart = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
 // synth makes a result of n trials whose metrics scatter log-normally
-// (CV 2 %) around base values scaled by the factors in scale.
+// (CV 2 %, or 1 % for a quiet machine) around base values scaled by the
+// factors in scale.
 func synth(rng *rand.Rand, cell, hash string, n int, scale map[string]float64, candidate bool) *result.Result {
+	return synthCV(rng, cell, hash, n, scale, candidate, 0.02)
+}
+
+func synthCV(rng *rand.Rand, cell, hash string, n int, scale map[string]float64, candidate bool, cv float64) *result.Result {
 	base := map[string]float64{
 		"ttft_ms.p50": 180, "ttft_ms.p90": 260, "ttft_ms.p95": 300, "ttft_ms.p99": 410,
 		"tpot_ms.p50": 21.5, "tpot_ms.p90": 24, "tpot_ms.p95": 25, "tpot_ms.p99": 28,
@@ -75,7 +80,7 @@ func synth(rng *rand.Rand, cell, hash string, n int, scale map[string]float64, c
 				t.Values[id] = v
 				continue
 			}
-			t.Values[id] = v * f * math.Exp(0.02*rng.NormFloat64())
+			t.Values[id] = v * f * math.Exp(cv*rng.NormFloat64())
 		}
 		r.Trials = append(r.Trials, t)
 	}
@@ -97,7 +102,7 @@ func fixtureScenarios() map[string]func(*rand.Rand) (b, c []*result.Result) {
 		},
 		"pass": func(rng *rand.Rand) (b, c []*result.Result) {
 			fast := map[string]float64{"ttft_ms.p50": 0.85, "ttft_ms.p99": 0.85}
-			return []*result.Result{synth(rng, "chat-1k", "h3", 10, nil, false)}, []*result.Result{synth(rng, "chat-1k", "h3", 10, fast, true)}
+			return []*result.Result{synthCV(rng, "chat-1k", "h3", 10, nil, false, 0.01)}, []*result.Result{synthCV(rng, "chat-1k", "h3", 10, fast, true, 0.01)}
 		},
 		"invalid": func(rng *rand.Rand) (b, c []*result.Result) {
 			b = []*result.Result{synth(rng, "a", "h1", 5, nil, false), synth(rng, "changed", "old", 5, nil, false)}
