@@ -43,9 +43,9 @@ func Chart(title string, bars []Bar) string {
 		t := finiteOr(b.Tolerance, 0)
 		lo = math.Min(lo, c)
 		hi = math.Max(hi, math.Max(c, t))
-		labels[i] = strconv.Quote(chartLabel(b.Label))
-		vals[i] = strconv.FormatFloat(round(c, 2), 'f', -1, 64)
-		tols[i] = strconv.FormatFloat(round(t, 2), 'f', -1, 64)
+		labels[i] = strconv.Quote(Truncate(chartLabel(b.Label), 40))
+		vals[i] = number(c)
+		tols[i] = number(t)
 	}
 	lo, hi = niceFloor(lo), niceCeil(hi*1.1)
 	if hi <= lo {
@@ -53,7 +53,7 @@ func Chart(title string, bars []Bar) string {
 	}
 	var b strings.Builder
 	b.WriteString("```mermaid\nxychart-beta\n")
-	fmt.Fprintf(&b, "    title %s\n", strconv.Quote(chartLabel(title)))
+	fmt.Fprintf(&b, "    title %s\n", strconv.Quote(Truncate(chartLabel(title), 60)))
 	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(labels, ", "))
 	fmt.Fprintf(&b, "    y-axis \"worse by (%% or pp)\" %s --> %s\n",
 		strconv.FormatFloat(lo, 'f', -1, 64), strconv.FormatFloat(hi, 'f', -1, 64))
@@ -65,18 +65,26 @@ func Chart(title string, bars []Bar) string {
 
 // chartLabel keeps letters, digits and a few punctuation marks, replacing
 // anything else (quotes, brackets, newlines) that could break out of a
-// mermaid string, and shortens long labels.
+// mermaid string.
 func chartLabel(s string) string {
-	s = strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
 			return r
-		case strings.ContainsRune(" .,:_-+@%/=", r):
+		case strings.ContainsRune(" .,:;()_-+@%/=", r):
 			return r
 		}
 		return '_'
 	}, s)
-	return Truncate(s, 40)
+}
+
+// number formats a chart value with at most two decimals, without "-0".
+func number(v float64) string {
+	v = round(v, 2)
+	if v == 0 {
+		v = 0 // drops the sign of -0
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 func finiteOr(v, def float64) float64 {

@@ -16,7 +16,8 @@ import (
 //     spaces and | is backslash-escaped;
 //   - HTML: <, > and & become entities, so a body like "</details>" or
 //     "<img src=...>" cannot close our sections or load anything;
-//   - links and images: [ ] ( ) and ! are escaped, so no text becomes a link;
+//   - links and images: [ and ] are escaped, so no text becomes a link or
+//     an image (parentheses and ! are harmless without them);
 //   - emphasis and code spans: * _ ~ ` \ are escaped;
 //   - mentions and references: @ is written as an entity so an error body
 //     containing "@org/team" does not notify anyone;
@@ -51,7 +52,7 @@ func Escape(s string) string {
 			b.WriteString("&amp;")
 		case '@':
 			b.WriteString("&#64;")
-		case '\\', '|', '`', '[', ']', '(', ')', '*', '_', '~', '!', '#':
+		case '\\', '|', '`', '[', ']', '*', '_', '~', '#':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

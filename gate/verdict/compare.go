@@ -115,7 +115,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
 	if b.Workload.Hash != c.Workload.Hash {
 		w.Status = WorkloadChanged
-		w.Message = fmt.Sprintf("workload changed since the baseline (hash %s -> %s); re-baseline", short(b.Workload.Hash), short(c.Workload.Hash))
+		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", short(b.Workload.Hash), short(c.Workload.Hash))
 		return w, nil, nil
 	}
 	for _, arm := range []struct {

@@ -12,7 +12,7 @@ const power = 0.8
 // test computes the cell's estimate, standard error and one-sided p-values.
 // It returns false when no test is possible (non-positive values of a
 // relative metric).
-func (pc *pendingCell) test(p *Policy) (pWorse, pBetter float64, ok bool) {
+func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, ok bool) {
 	c := &pc.cell
 	if pc.nonPositive {
 		c.Outcome = Inconclusive
@@ -29,41 +29,46 @@ func (pc *pendingCell) test(p *Policy) (pWorse, pBetter float64, ok bool) {
 		floor = math.Sqrt(math.Log1p(floor * floor))
 		assumed = math.Sqrt(math.Log1p(assumed * assumed))
 	}
-	low := int(nb) < p.MinTrials || int(nc) < p.MinTrials
+	// Welch needs two trials per arm, whatever MinTrials says.
+	low := int(nb) < max(p.MinTrials, 2) || int(nc) < max(p.MinTrials, 2)
 	c.LowConfidence = low
 	if low {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("too few trials (%d baseline, %d candidate; want %d each): noise is borrowed, low confidence", int(nb), int(nc), p.MinTrials))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("too few trials (%d baseline, %d candidate; want %d each): assumed noise, low confidence", int(nb), int(nc), p.MinTrials))
 	}
 	var se, df float64
 	switch {
+	case low:
+		// Too few trials to check that this cell's noise is like the
+		// others': the policy's assumed noise, never less than what the
+		// pool or the cell itself shows. Red must stay red even for
+		// imported single-trial files.
+		s := assumed
+		if pc.pooled {
+			s = math.Max(s, c.Noise.Sigma)
+		}
+		if pc.df > 0 {
+			s = math.Max(s, math.Sqrt(pc.ss/pc.df))
+		}
+		se, df = s*math.Sqrt(1/nb+1/nc), 0
+		c.Noise = CellNoise{Source: "assumed", Sigma: s}
 	case pc.pooled:
 		s := math.Max(c.Noise.Sigma, floor)
 		se, df = s*math.Sqrt(1/nb+1/nc), c.Noise.DF
 		c.Noise.Sigma = s
-	case !low && nb >= 2 && nc >= 2:
+	default:
 		// Welch on the cell's own spread.
 		vb := math.Max(variance(pc.xb), floor*floor) / nb
 		vc := math.Max(variance(pc.xc), floor*floor) / nc
 		se = math.Sqrt(vb + vc)
 		df = (vb + vc) * (vb + vc) / (vb*vb/(nb-1) + vc*vc/(nc-1))
 		c.Noise = CellNoise{Source: "own", Sigma: math.Sqrt((variance(pc.xb) + variance(pc.xc)) / 2)}
-		c.Warnings = append(c.Warnings, "tested with its own spread only (no usable pooled noise for this metric)")
-	default:
-		// Too few trials and nothing to borrow from: the policy's assumed
-		// noise, never less than what the cell itself shows.
-		s := assumed
-		if pc.df > 0 {
-			s = math.Max(s, math.Sqrt(pc.ss/pc.df))
-		}
-		se, df = s*math.Sqrt(1/nb+1/nc), 0
-		c.Noise = CellNoise{Source: "assumed", Sigma: s}
-		c.LowConfidence = true
+		c.Warnings = append(c.Warnings, "tested with its own spread only (no usable pooled noise for this metric, or noisier than the other workloads)")
 	}
 	c.Noise.DF, c.Noise.SE = df, se
 	w := pc.sign * (mean(pc.xc) - mean(pc.xb))
 	t := w / se
 	pWorse, pBetter = tSurvival(t, df), tSurvival(-t, df)
-	q := tQuantile(1-p.PassAlpha, df)
+	q := tq.at(1-p.PassAlpha, df)
 	c.CILevel = 1 - 2*p.PassAlpha
 	c.Worse, c.CILow, c.CIHigh = pc.scale(w), pc.scale(w-q*se), pc.scale(w+q*se)
 	c.Change = pc.scale(pc.sign * w)
@@ -90,13 +95,14 @@ func (pc *pendingCell) scale(x float64) float64 {
 // at the look's alpha), and sets the outcomes.
 func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 	la := c.LookAlpha
+	tq := &quantiles{}
 	type tested struct {
 		pc              *pendingCell
 		pWorse, pBetter float64
 	}
 	var gated []tested
 	for _, pc := range cells {
-		pw, pb, ok := pc.test(p)
+		pw, pb, ok := pc.test(p, tq)
 		if ok && pc.cell.Gated {
 			gated = append(gated, tested{pc, pw, pb})
 		}
@@ -127,13 +133,13 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 			stepAlpha = la / float64(k)
 		}
 		se, df := cell.Noise.SE, cell.Noise.DF
-		mde := (tQuantile(1-stepAlpha, df) + tQuantile(power, df)) * se
+		mde := (tq.at(1-stepAlpha, df) + tq.at(power, df)) * se
 		cell.MDE = pc.scale(mde)
 		if mde > pc.tol && cell.Gated {
 			cell.Warnings = append(cell.Warnings, fmt.Sprintf("minimum detectable change %s exceeds the tolerance %s: add trials to detect a regression this small", pc.format(cell.MDE), pc.format(cell.Tolerance)))
 		}
 		w := pc.sign * (mean(pc.xc) - mean(pc.xb))
-		hi := w + tQuantile(1-p.PassAlpha, df)*se
+		hi := w + tq.at(1-p.PassAlpha, df)*se
 		significantWorse := cell.Worse >= 0 && cell.PAdjusted <= la
 		significantBetter := cell.Worse < 0 && cell.PAdjusted <= la
 		switch {
@@ -226,4 +232,21 @@ func summarise(c *Comparison, cells []*pendingCell) {
 	default:
 		c.Verdict = Pass
 	}
+}
+
+// quantiles memoises t quantiles within one comparison: cells of a pooled
+// metric share their degrees of freedom, and a quantile costs a bisection.
+type quantiles map[[2]float64]float64
+
+func (q *quantiles) at(p, df float64) float64 {
+	if *q == nil {
+		*q = quantiles{}
+	}
+	k := [2]float64{p, df}
+	if v, ok := (*q)[k]; ok {
+		return v
+	}
+	v := tQuantile(p, df)
+	(*q)[k] = v
+	return v
 }

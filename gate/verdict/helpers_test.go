@@ -51,7 +51,10 @@ var typical = map[string]float64{
 func simArm(rng *rand.Rand, cell string, n int, cv float64, factor map[string]float64) *result.Result {
 	sigma := math.Sqrt(math.Log1p(cv * cv))
 	vals := map[string][]float64{}
-	for id, centre := range typical {
+	// Draw in a fixed metric order: ranging over the map would consume
+	// the generator in a random order and make the seeds meaningless.
+	for _, id := range DefaultGated {
+		centre := typical[id]
 		for i := 0; i < n; i++ {
 			v := 1.0
 			if id != "success_rate" {

@@ -93,7 +93,7 @@ var DefaultHardKeys = []string{"gpu.name", "gpu.count", "server.model"}
 func DefaultPolicy() Policy {
 	p := Policy{
 		Alpha:              0.01,
-		PassAlpha:          0.05,
+		PassAlpha:          0.10,
 		MinTrials:          3,
 		MaxLooks:           3,
 		AssumedCV:          0.05,
@@ -151,7 +151,7 @@ func (p *Policy) Validate() error {
 	check(p.MinTrials >= 1, "min_trials %d: must be at least 1", p.MinTrials)
 	check(p.MaxLooks >= 1, "max_looks %d: must be at least 1", p.MaxLooks)
 	check(p.AssumedCV > 0 && p.AssumedAbs > 0, "assumed noise must be positive")
-	check(p.MinCV >= 0 && p.MinAbs >= 0, "noise floors must not be negative")
+	check(p.MinCV > 0 && p.MinAbs > 0, "noise floors min_cv and min_abs must be positive")
 	check(p.MinPooledDF >= 1, "min_pooled_df %d: must be at least 1", p.MinPooledDF)
 	check(p.HeterogeneityAlpha >= 0 && p.HeterogeneityAlpha < 1, "heterogeneity_alpha %v: must be in [0, 1)", p.HeterogeneityAlpha)
 	check(p.MaxInvalidShare >= 0 && p.MaxInvalidShare <= 1, "max_invalid_share %v: must be in [0, 1]", p.MaxInvalidShare)

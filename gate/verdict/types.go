@@ -213,7 +213,8 @@ type Cell struct {
 	Noise   CellNoise `json:"noise"`
 	Outcome Outcome   `json:"outcome"`
 	// LowConfidence is set when an arm has fewer than Policy.MinTrials
-	// valid trials: the noise is borrowed (pooled or assumed), not measured.
+	// valid trials: the test then uses the policy's assumed noise (or the
+	// pooled or own spread when larger), not a measured one.
 	LowConfidence bool     `json:"low_confidence"`
 	Warnings      []string `json:"warnings,omitempty"`
 }

@@ -22,8 +22,9 @@ type File struct {
 }
 
 // loadShape is the load description exported files carry. Imported results
-// keep vLLM's own parameters in their spec; results of perfgate runs are
-// read for the same facts under the workload spec's names.
+// keep vLLM's parameters at the top of their spec (see Identity); results of
+// perfgate runs keep them in the workload spec's "load" block, with "api"
+// naming the endpoint.
 type loadShape struct {
 	numPrompts  int
 	rate        string // "inf" or a number
@@ -32,47 +33,57 @@ type loadShape struct {
 	endpoint    string
 }
 
+// specFields is the subset of both spec layouts export reads.
+type specFields struct {
+	NumPrompts     any    `json:"num_prompts"`
+	RequestRate    any    `json:"request_rate"`
+	Burstiness     any    `json:"burstiness"`
+	MaxConcurrency any    `json:"max_concurrency"`
+	EndpointType   string `json:"endpoint_type"`
+	API            string `json:"api"`
+	Load           *struct {
+		Requests    any `json:"requests"`
+		Concurrency any `json:"concurrency"`
+		Rate        any `json:"rate"`
+		Burstiness  any `json:"burstiness"`
+	} `json:"load"`
+}
+
 func shapeOf(r *result.Result) loadShape {
 	s := loadShape{rate: "inf", burstiness: 1}
-	if len(r.Workload.Spec) == 0 {
+	var f specFields
+	if len(r.Workload.Spec) == 0 || json.Unmarshal(r.Workload.Spec, &f) != nil {
 		return s
 	}
-	var spec map[string]json.RawMessage
-	if json.Unmarshal(r.Workload.Spec, &spec) != nil {
-		return s
+	if f.Load != nil {
+		f.NumPrompts, f.RequestRate = f.Load.Requests, f.Load.Rate
+		f.Burstiness, f.MaxConcurrency = f.Load.Burstiness, f.Load.Concurrency
 	}
-	num := func(keys ...string) (float64, bool) {
-		for _, k := range keys {
-			raw, ok := spec[k]
-			if !ok {
-				continue
-			}
-			var x any
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.UseNumber()
-			if dec.Decode(&x) == nil {
-				if f, ok := number(x); ok {
-					return f, true
-				}
-			}
+	num := func(v any) (float64, bool) {
+		if x, ok := v.(float64); ok {
+			return x, true
 		}
-		return 0, false
+		return number(v)
 	}
-	if n, ok := num("num_prompts", "requests", "num_requests"); ok && n > 0 {
+	if n, ok := num(f.NumPrompts); ok && n > 0 && n < math.MaxInt32 {
 		s.numPrompts = int(n)
 	}
-	if x, ok := num("request_rate", "rate"); ok && x > 0 {
+	if x, ok := num(f.RequestRate); ok && x > 0 {
 		s.rate = rateString(x)
 	}
-	if x, ok := num("burstiness"); ok && x > 0 && !math.IsInf(x, 0) {
+	if x, ok := num(f.Burstiness); ok && x > 0 && !math.IsInf(x, 0) {
 		s.burstiness = x
 	}
-	if x, ok := num("max_concurrency", "concurrency"); ok && x > 0 {
+	if x, ok := num(f.MaxConcurrency); ok && x > 0 && x < math.MaxInt32 {
 		s.concurrency = int(x)
 	}
-	var ep string
-	if json.Unmarshal(spec["endpoint_type"], &ep) == nil {
-		s.endpoint = ep
+	s.endpoint = f.EndpointType
+	switch {
+	case s.endpoint != "":
+	case f.API == "completions":
+		s.endpoint = "openai" // vLLM's name for /v1/completions
+	case f.API == "chat":
+		s.endpoint = "openai-chat"
 	}
 	return s
 }

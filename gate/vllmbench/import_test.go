@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -189,5 +191,38 @@ func TestExportGolden(t *testing.T) {
 	}
 	if !bytes.Equal(files[0].Data, want) {
 		t.Errorf("export differs from %s (run with -update):\n%s", golden, files[0].Data)
+	}
+}
+
+// TestExportRunResult exports a result of a perfgate run, whose load
+// parameters live in the workload spec's "load" block.
+func TestExportRunResult(t *testing.T) {
+	r := &result.Result{
+		Schema:   result.Schema,
+		Workload: result.Workload{Name: "chat", Cell: "chat@c8", Hash: "h", Spec: []byte(`{"name":"chat","api":"chat","load":{"requests":40,"concurrency":8,"rate":"inf","burstiness":1}}`)},
+		Server:   result.Server{Model: "m"},
+		Trials: []result.Trial{
+			{Index: 0, Valid: false, InvalidReason: "server died", Values: map[string]float64{}},
+			{Index: 1, Valid: true, DurationS: 2, Completed: 40, Values: map[string]float64{
+				"ttft_ms.mean": 10, "ttft_ms.min": 1, "itl_token_ms.mean": 3, "request_throughput": 20, "duration_s": 2,
+			}},
+		},
+	}
+	files, skipped, err := Export(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || !reflect.DeepEqual(skipped, []int{0}) || files[0].Name != "chat@c8-trial01.json" {
+		t.Fatalf("files %d skipped %v", len(files), skipped)
+	}
+	b, err := Parse("x", files[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.NumPrompts != 40 || b.MaxConcurrency != 8 || b.Endpoint != "openai-chat" || b.Backend != "perfgate" || b.Tokenizer != "m" {
+		t.Errorf("exported header: %+v\n%s", b, files[0].Data)
+	}
+	if _, ok := b.Values["ttft_ms.min"]; ok || b.Values["ttft_ms.mean"] != 10 {
+		t.Errorf("exported values: %v", b.Values)
 	}
 }

@@ -47,6 +47,14 @@ func (d *decoder) errorf(line int, format string, args ...any) {
 	}
 }
 
+func (d *decoder) isMapping(n *yaml.Node, what string) bool {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n.Line, "%s must be a mapping, got %s", what, describe(n))
+		return false
+	}
+	return true
+}
+
 // field is one key of a mapping with its value node.
 type field struct {
 	key   string
@@ -57,8 +65,7 @@ type field struct {
 // mapping returns the fields of a mapping node, reporting duplicate keys
 // and keys not in allowed. what names the mapping in messages.
 func (d *decoder) mapping(n *yaml.Node, what string, allowed ...string) []field {
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n.Line, "%s must be a mapping, got %s", what, describe(n))
+	if !d.isMapping(n, what) {
 		return nil
 	}
 	seen := map[string]int{}
@@ -129,6 +136,20 @@ func (d *decoder) str(n *yaml.Node, key string) string {
 	}
 	if n.ShortTag() != "!!str" {
 		d.errorf(n.Line, "%s must be a string, got %s", key, describe(n))
+		return ""
+	}
+	return n.Value
+}
+
+// text decodes any non-null scalar as its literal text: a name, path or
+// hash that happens to look like a number (a sha256 of only digits) is
+// still text.
+func (d *decoder) text(n *yaml.Node, key string) string {
+	if !d.scalar(n, key) {
+		return ""
+	}
+	if n.ShortTag() == "!!null" {
+		d.errorf(n.Line, "%s must be a string, got nothing", key)
 		return ""
 	}
 	return n.Value

@@ -44,6 +44,7 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 		}
 		m := &Manifest{
 			Name:        f.Name,
+			Source:      f.Path,
 			Cell:        c.name,
 			API:         f.API,
 			Model:       f.Model,

@@ -155,3 +155,12 @@ func TestDuplicateCellsAcrossFiles(t *testing.T) {
 		t.Errorf("error does not name both files with lines: %s", msg)
 	}
 }
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

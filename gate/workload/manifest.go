@@ -21,6 +21,8 @@ type Manifest struct {
 	// one cell of a sweep.
 	Name string
 	Cell string
+	// Source is the workload file the cell was loaded from.
+	Source string
 	// Hash is the hex sha256 of the canonical encoding of the manifest. It
 	// identifies the cell: results with different hashes are not compared.
 	Hash string

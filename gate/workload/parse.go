@@ -31,7 +31,10 @@ func joinErrors(errs []*Error) error {
 	return errors.Join(list...)
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var (
+	yamlLine   = regexp.MustCompile(`line (\d+)`)
+	yamlPrefix = regexp.MustCompile(`^yaml: (line \d+: )?`)
+)
 
 func parse(path string, data []byte) (*File, []*Error) {
 	d := &decoder{file: path}
@@ -67,21 +70,31 @@ func parse(path string, data []byte) (*File, []*Error) {
 	return f, nil
 }
 
-// syntaxLine extracts the line from a yaml.v3 syntax error ("yaml: line 3:
-// ..."); errors without one are reported at line 1.
+// parserError matches yaml.v3's parser (not scanner) error messages.
+var parserError = regexp.MustCompile(`did not find expected (<document start>|node content|key|'-' indicator|',' or '[\]}]')|found duplicate %|found incompatible YAML document`)
+
+// syntaxLine extracts the 1-based line from a yaml.v3 syntax error ("yaml:
+// line 3: ..."). yaml.v3 prints scanner errors with 1-based lines but
+// parser errors with the 0-based line of their context mark, so the latter
+// get one added. Errors without a line are on the first line.
 func syntaxLine(err error) int {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		if n, e := strconv.Atoi(m[1]); e == nil && n > 0 {
-			return n
-		}
+	msg := err.Error()
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return 1
 	}
-	return 1
+	n, e := strconv.Atoi(m[1])
+	if e != nil || n < 0 {
+		return 1
+	}
+	if parserError.MatchString(msg) {
+		n++
+	}
+	return max(n, 1)
 }
 
 func trimYAML(err error) string {
-	s := err.Error()
-	s = regexp.MustCompile(`^yaml: (line \d+: )?`).ReplaceAllString(s, "")
-	return s
+	return yamlPrefix.ReplaceAllString(err.Error(), "")
 }
 
 // noAliases refuses anchors and aliases: a frozen workload spells out every
@@ -108,6 +121,9 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	}
 	zero := 0.0
 	f.Sampling = Sampling{Temperature: &zero, IgnoreEOS: true}
+	if !d.isMapping(n, "workload") {
+		return f
+	}
 	var haveName, haveDataset, haveLoad bool
 	for _, fl := range d.mapping(n, "workload", "name", "description", "api", "model", "gpus",
 		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate") {
@@ -116,12 +132,12 @@ func (d *decoder) workload(n *yaml.Node) *File {
 		case "name":
 			haveName = true
 			f.lines.name = fl.line
-			f.Name = d.str(v, "name")
+			f.Name = d.text(v, "name")
 			if f.Name != "" && !namePattern.MatchString(f.Name) {
 				d.errorf(v.Line, "name %q must be 1-100 letters, digits, '.', '_' or '-' (it names result files)", f.Name)
 			}
 		case "description":
-			f.Description = d.str(v, "description")
+			f.Description = d.text(v, "description")
 		case "api":
 			switch s := d.str(v, "api"); s {
 			case string(Completions), string(Chat):
@@ -131,18 +147,17 @@ func (d *decoder) workload(n *yaml.Node) *File {
 				d.errorf(v.Line, "api must be completions or chat, got %q", s)
 			}
 		case "model":
-			f.Model = d.str(v, "model")
+			f.Model = d.text(v, "model")
 		case "gpus":
 			f.GPUs = d.integer(v, "gpus", 1, 100000)
 		case "dataset":
 			haveDataset = true
-			f.lines.dataset = fl.line
-			d.dataset(v, f)
+			d.dataset(v, fl.line, f)
 		case "load":
 			haveLoad = true
-			d.load(v, f)
+			d.load(v, fl.line, f)
 		case "sampling":
-			d.sampling(v, &f.Sampling)
+			d.sampling(v, f)
 		case "warmups":
 			f.Warmups = d.integer(v, "warmups", 0, 100000)
 		case "trials":
@@ -171,7 +186,7 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	return f
 }
 
-func (d *decoder) load(n *yaml.Node, f *File) {
+func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 	l := &f.Load
 	l.Burstiness = 1
 	haveRequests := false
@@ -207,7 +222,7 @@ func (d *decoder) load(n *yaml.Node, f *File) {
 		}
 	}
 	if !haveRequests {
-		d.errorf(n.Line, "load: missing required key requests")
+		d.errorf(keyLine, "load: missing required key requests")
 	}
 	if len(l.Concurrency) == 0 {
 		l.Concurrency = []int{0}
@@ -217,7 +232,8 @@ func (d *decoder) load(n *yaml.Node, f *File) {
 	}
 }
 
-func (d *decoder) sampling(n *yaml.Node, s *Sampling) {
+func (d *decoder) sampling(n *yaml.Node, f *File) {
+	s := &f.Sampling
 	for _, fl := range d.mapping(n, "sampling", "temperature", "top_p", "seed", "ignore_eos", "min_tokens") {
 		v := fl.value
 		switch fl.key {
@@ -233,6 +249,7 @@ func (d *decoder) sampling(n *yaml.Node, s *Sampling) {
 		case "ignore_eos":
 			s.IgnoreEOS = d.boolean(v, "sampling.ignore_eos")
 		case "min_tokens":
+			f.lines.minTokens = v.Line
 			s.MinTokens = d.integer(v, "sampling.min_tokens", 0, 10000000)
 		}
 	}

@@ -18,7 +18,7 @@ var datasetKeys = map[string][]string{
 
 var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-func (d *decoder) dataset(n *yaml.Node, f *File) {
+func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 	ds := &f.Dataset
 	ds.Required = true
 	ds.TokenIDs = TokenRange{Min: DefaultTokenIDMin, Max: DefaultTokenIDMax}
@@ -43,18 +43,19 @@ func (d *decoder) dataset(n *yaml.Node, f *File) {
 		case "prefix_tokens":
 			ds.PrefixTokens = d.integer(v, "dataset.prefix_tokens", 0, 10000000)
 		case "num_prefixes":
+			f.lines.numPrefixes = v.Line
 			ds.NumPrefixes = d.integer(v, "dataset.num_prefixes", 1, 1000000)
 		case "seed":
 			ds.Seed = uint64(d.integer(v, "dataset.seed", 0, math.MaxInt64))
 		case "path":
 			f.lines.path = v.Line
-			ds.Path = d.str(v, "dataset.path")
-			if ds.Path == "" && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
+			ds.Path = d.text(v, "dataset.path")
+			if ds.Path == "" && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!null" {
 				d.errorf(v.Line, "dataset.path must not be empty")
 			}
 		case "sha256":
 			f.lines.sha256 = v.Line
-			ds.SHA256 = d.str(v, "dataset.sha256")
+			ds.SHA256 = d.text(v, "dataset.sha256")
 			if ds.SHA256 != "" && !sha256Pattern.MatchString(ds.SHA256) {
 				d.errorf(v.Line, "dataset.sha256 must be 64 lowercase hex digits, got %q", ds.SHA256)
 			}
@@ -66,7 +67,7 @@ func (d *decoder) dataset(n *yaml.Node, f *File) {
 		}
 	}
 	if _, ok := lineOf["kind"]; !ok {
-		d.errorf(n.Line, "dataset: missing required key kind")
+		d.errorf(keyLine, "dataset: missing required key kind")
 		return
 	}
 	allowed, ok := datasetKeys[ds.Kind]
@@ -80,7 +81,7 @@ func (d *decoder) dataset(n *yaml.Node, f *File) {
 	}
 	need := func(key string) {
 		if _, ok := lineOf[key]; !ok {
-			d.errorf(n.Line, "dataset: kind %s requires %s", ds.Kind, key)
+			d.errorf(keyLine, "dataset: kind %s requires %s", ds.Kind, key)
 		}
 	}
 	switch ds.Kind {
@@ -176,12 +177,16 @@ func (d *decoder) crossCheck(f *File) {
 		f.Warmups = min(DefaultWarmups, l.Requests)
 	}
 	if ds.Kind == KindPrefixRepetition && ds.NumPrefixes > l.Requests {
-		d.errorf(f.lines.dataset, "dataset.num_prefixes (%d) exceeds load.requests (%d)", ds.NumPrefixes, l.Requests)
+		line := f.lines.numPrefixes
+		if line == 0 {
+			line = f.lines.requests
+		}
+		d.errorf(line, "dataset.num_prefixes (%d) exceeds load.requests (%d)", ds.NumPrefixes, l.Requests)
 	}
 	if generated(ds.Kind) {
 		lo, _ := lengthRange(ds.OutputTokens, ds.RangeRatio)
 		if f.Sampling.MinTokens > lo {
-			d.errorf(f.lines.dataset, "sampling.min_tokens (%d) exceeds the shortest output length (%d)", f.Sampling.MinTokens, lo)
+			d.errorf(f.lines.minTokens, "sampling.min_tokens (%d) exceeds the shortest output length (%d)", f.Sampling.MinTokens, lo)
 		}
 		_, hi := lengthRange(ds.InputTokens, ds.RangeRatio)
 		per := int64(hi + ds.PrefixTokens)
@@ -189,7 +194,7 @@ func (d *decoder) crossCheck(f *File) {
 			d.errorf(f.lines.requests, "the workload expands to up to %d prompt tokens; the limit is %d", total, maxCellTokens)
 		}
 	} else if ds.OutputTokens > 0 && f.Sampling.MinTokens > ds.OutputTokens {
-		d.errorf(f.lines.dataset, "sampling.min_tokens (%d) exceeds dataset.output_tokens (%d)", f.Sampling.MinTokens, ds.OutputTokens)
+		d.errorf(f.lines.minTokens, "sampling.min_tokens (%d) exceeds dataset.output_tokens (%d)", f.Sampling.MinTokens, ds.OutputTokens)
 	}
 }
 

@@ -1,0 +1,162 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// checkFile parses a perfgate.yaml with yaml.v3 and checks it against the
+// schema before viper reads it: viper forgets line numbers and folds key
+// case, so unknown keys, duplicate keys and values of the wrong shape are
+// reported here as "file:line: key: message". It returns the line of every
+// key the file sets, for provenance in `perfgate config` and in errors.
+func checkFile(name string, data []byte) (map[string]int, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	lines := map[string]int{}
+	if len(doc.Content) == 0 { // empty file: nothing set
+		return lines, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d: the file must be a mapping of settings (profile: ..., server: ...)", name, root.Line)
+	}
+	c := checker{file: name, lines: lines}
+	c.mapping(root, "")
+	return lines, errors.Join(c.errs...)
+}
+
+type checker struct {
+	file  string
+	lines map[string]int
+	errs  []error
+}
+
+func (c *checker) errorf(n *yaml.Node, key, format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf("%s:%d: %s: %s", c.file, n.Line, key, fmt.Sprintf(format, args...)))
+}
+
+// mapping checks the keys of a section. prefix is "" or "server." etc.
+func (c *checker) mapping(n *yaml.Node, prefix string) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := prefix + k.Value
+		if k.Kind != yaml.ScalarNode {
+			c.errorf(k, prefix+"?", "keys must be plain names")
+			continue
+		}
+		if seen[k.Value] {
+			c.errorf(k, key, "set twice in the same section")
+			continue
+		}
+		seen[k.Value] = true
+		s, ok := schemaByKey[key]
+		if !ok {
+			msg := "unknown key"
+			if hint := suggest(key); hint != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", hint)
+			}
+			c.errorf(k, key, "%s", msg)
+			continue
+		}
+		c.lines[key] = k.Line
+		c.value(v, s)
+	}
+}
+
+// value checks that a node has the shape the setting needs.
+func (c *checker) value(v *yaml.Node, s setting) {
+	if v.Kind == yaml.AliasNode {
+		v = v.Alias
+	}
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return // "key:" with no value keeps the default
+	}
+	switch s.kind {
+	case kindSection:
+		if v.Kind != yaml.MappingNode {
+			c.errorf(v, s.key, "must be a section (a mapping), got %s", describe(v))
+			return
+		}
+		c.mapping(v, s.key+".")
+	case kindList, kindArgv:
+		if v.Kind == yaml.SequenceNode {
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode {
+					c.errorf(item, s.key, "list items must be strings, got %s", describe(item))
+				}
+			}
+			return
+		}
+		if s.kind == kindArgv && v.Kind == yaml.ScalarNode {
+			if _, err := SplitArgv(v.Value); err != nil {
+				c.errorf(v, s.key, "%v", err)
+			}
+			return
+		}
+		c.errorf(v, s.key, "must be a list, got %s", describe(v))
+	case kindFloatMap:
+		if v.Kind != yaml.MappingNode {
+			c.errorf(v, s.key, "must be a mapping of metric id to number, got %s", describe(v))
+			return
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k, val := v.Content[i], v.Content[i+1]
+			if seen[k.Value] {
+				c.errorf(k, s.key+"."+k.Value, "set twice")
+			}
+			seen[k.Value] = true
+			if _, err := strconv.ParseFloat(val.Value, 64); val.Kind != yaml.ScalarNode || err != nil {
+				c.errorf(val, s.key+"."+k.Value, "must be a number, got %s", describe(val))
+			}
+		}
+	default:
+		if v.Kind != yaml.ScalarNode {
+			c.errorf(v, s.key, "must be %s, got %s", s.kind, describe(v))
+			return
+		}
+		if err := parseScalar(s.kind, v.Value); err != nil {
+			c.errorf(v, s.key, "%v", err)
+		}
+	}
+}
+
+// parseScalar checks that text is a valid value of kind k (files and
+// environment variables alike).
+func parseScalar(k kind, text string) error {
+	var err error
+	switch k {
+	case kindInt:
+		_, err = strconv.Atoi(text)
+	case kindFloat:
+		_, err = strconv.ParseFloat(text, 64)
+	case kindBool:
+		_, err = strconv.ParseBool(text)
+	case kindDuration:
+		_, err = time.ParseDuration(text)
+	case kindArgv:
+		_, err = SplitArgv(text)
+	}
+	if err != nil {
+		return fmt.Errorf("%q is not %s", text, k)
+	}
+	return nil
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return strconv.Quote(n.Value)
+}

@@ -1,0 +1,142 @@
+// Package config loads perfgate's run configuration: perfgate.yaml, then
+// PERFGATE_* environment variables, then command-line flags, each overriding
+// the one before, on top of Default(). It is the only package that uses
+// viper; everything else receives the plain Config struct it fills.
+//
+// A perfgate.yaml (every key is optional; unknown keys are errors that name
+// the file, line and key):
+//
+//	profile: h100-llama8b            # baselines/<profile>/ and the PR comment's marker
+//	workloads: [workloads/smoke/*.yaml]
+//	baselines: baselines
+//	output: perfgate-out
+//	server:
+//	  url: http://127.0.0.1:8000     # where the candidate serves
+//	  command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --port, "8000"]
+//	  env: [CUDA_VISIBLE_DEVICES=0]  # NAME=value, added to the server's environment
+//	  workdir: .
+//	  ready_timeout: 10m
+//	  log: perfgate-out/server.log
+//	policy:
+//	  alpha: 0.05                    # family-wise false-alarm bound per gate run
+//	  min_trials: 5
+//	  tolerances: {tpot_ms.p50: 0.03, ttft_ms.p99: 0.08}
+//	  gated: [ttft_ms.p50, tpot_ms.p50, output_throughput]
+//	trials:
+//	  max: 10                        # per workload, including extra looks
+//	  budget: 30m                    # wall-clock bound over all extra trials
+//	github:
+//	  comment: true
+//	  fail_on_inconclusive: false
+//
+// Environment variables are PERFGATE_ followed by the key path in upper case
+// with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
+// PERFGATE_GITHUB_TOKEN. Lists are comma-separated; server.command is split
+// like a shell would split it (quotes, backslashes), without any expansion.
+package config
+
+import (
+	"strings"
+	"time"
+)
+
+// Config is the effective configuration of one perfgate invocation.
+type Config struct {
+	// Profile names the hardware + model + serving-config combination the
+	// baselines were recorded on: baselines live in <Baselines>/<Profile>/.
+	Profile string `mapstructure:"profile"`
+	// Workloads are workload file paths or glob patterns.
+	Workloads []string `mapstructure:"workloads"`
+	// Baselines is the baseline store's root directory.
+	Baselines string `mapstructure:"baselines"`
+	// Output is the directory for results, the comparison JSON and reports.
+	Output string `mapstructure:"output"`
+	Server Server `mapstructure:"server"`
+	Policy Policy `mapstructure:"policy"`
+	Trials Trials `mapstructure:"trials"`
+	GitHub GitHub `mapstructure:"github"`
+}
+
+// Server says where the candidate serves and, optionally, how to launch it.
+type Server struct {
+	// URL is the server's base URL (scheme, host, port; no /v1).
+	URL string `mapstructure:"url"`
+	// Command, when set, is the argv that launches the server (no shell).
+	Command Argv `mapstructure:"command"`
+	// Env holds NAME=value entries added to the launched server's
+	// environment. A list rather than a map because viper folds map keys to
+	// lower case, and environment variable names are case-sensitive.
+	Env []string `mapstructure:"env"`
+	// Workdir is the launched server's working directory.
+	Workdir string `mapstructure:"workdir"`
+	// ReadyTimeout bounds the wait for a launched server to answer.
+	ReadyTimeout time.Duration `mapstructure:"ready_timeout"`
+	// Log is the file the launched server's output goes to.
+	Log string `mapstructure:"log"`
+}
+
+// Policy tunes the verdict. Zero values leave the verdict's own defaults.
+type Policy struct {
+	// Alpha bounds the family-wise false-alarm rate of one gate run.
+	Alpha float64 `mapstructure:"alpha"`
+	// MinTrials are run for every workload before the first comparison.
+	MinTrials int `mapstructure:"min_trials"`
+	// Tolerances maps metric ids to practical margins (fractions, 0.03 = 3 %).
+	Tolerances map[string]float64 `mapstructure:"tolerances"`
+	// Gated lists the metric ids that can fail the gate; empty means the
+	// verdict's default set.
+	Gated []string `mapstructure:"gated"`
+}
+
+// Trials bounds the adaptive extra trials run while cells are inconclusive.
+type Trials struct {
+	// Max is the most trials per workload, first look included.
+	Max int `mapstructure:"max"`
+	// Budget bounds the wall-clock time spent on extra trials in one run.
+	Budget time.Duration `mapstructure:"budget"`
+}
+
+// GitHub holds the settings used inside GitHub Actions.
+type GitHub struct {
+	// Comment posts or updates the sticky PR comment.
+	Comment bool `mapstructure:"comment"`
+	// FailOnInconclusive turns an inconclusive verdict into a failed step.
+	FailOnInconclusive bool `mapstructure:"fail_on_inconclusive"`
+	// Token authenticates API calls. Best left out of files: set it through
+	// PERFGATE_GITHUB_TOKEN or the Action's github-token input. It is never
+	// printed (see Redacted).
+	Token string `mapstructure:"token"`
+}
+
+// Default returns the configuration used for every key that no file,
+// environment variable or flag sets.
+func Default() Config {
+	return Config{
+		Profile:   "default",
+		Baselines: "baselines",
+		Output:    "perfgate-out",
+		Server: Server{
+			ReadyTimeout: 10 * time.Minute,
+		},
+		Policy: Policy{
+			Alpha:     0.05,
+			MinTrials: 5,
+		},
+		Trials: Trials{
+			Max:    10,
+			Budget: 30 * time.Minute,
+		},
+		GitHub: GitHub{
+			Comment: true,
+		},
+	}
+}
+
+// EnvName is the environment variable that overrides key (a dotted path
+// such as "server.url").
+func EnvName(key string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// EnvPrefix starts every environment variable perfgate reads as configuration.
+const EnvPrefix = "PERFGATE_"

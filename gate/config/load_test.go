@@ -1,0 +1,290 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const fullFile = `profile: h100-llama
+workloads: [workloads/a.yaml, "workloads/b/*.yaml"]
+baselines: base
+output: out
+server:
+  url: http://127.0.0.1:8000
+  command: [vllm, serve, m, --port, "8000"]
+  env: [CUDA_VISIBLE_DEVICES=0, HF_TOKEN=hf_secret]
+  workdir: /srv
+  ready_timeout: 90s
+  log: /tmp/server.log
+policy:
+  alpha: 0.01
+  min_trials: 6
+  tolerances:
+    tpot_ms.p50: 0.03
+    ttft_ms.p99: 0.08
+  gated: [tpot_ms.p50, output_throughput]
+trials:
+  max: 12
+  budget: 45m
+github:
+  comment: false
+  fail_on_inconclusive: true
+`
+
+func TestLoadFile(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "perfgate.yaml", fullFile)
+	l, err := Load(Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Profile:   "h100-llama",
+		Workloads: []string{filepath.Join(dir, "workloads/a.yaml"), filepath.Join(dir, "workloads/b/*.yaml")},
+		Baselines: filepath.Join(dir, "base"),
+		Output:    filepath.Join(dir, "out"),
+		Server: Server{
+			URL:          "http://127.0.0.1:8000",
+			Command:      Argv{"vllm", "serve", "m", "--port", "8000"},
+			Env:          []string{"CUDA_VISIBLE_DEVICES=0", "HF_TOKEN=hf_secret"},
+			Workdir:      "/srv",
+			ReadyTimeout: 90 * time.Second,
+			Log:          "/tmp/server.log",
+		},
+		Policy: Policy{
+			Alpha:      0.01,
+			MinTrials:  6,
+			Tolerances: map[string]float64{"tpot_ms.p50": 0.03, "ttft_ms.p99": 0.08},
+			Gated:      []string{"tpot_ms.p50", "output_throughput"},
+		},
+		Trials: Trials{Max: 12, Budget: 45 * time.Minute},
+		GitHub: GitHub{Comment: false, FailOnInconclusive: true},
+	}
+	if !reflect.DeepEqual(l.Config, want) {
+		t.Errorf("Load:\n got %+v\nwant %+v", l.Config, want)
+	}
+	if got := l.Source("policy.alpha"); got != file+":13" {
+		t.Errorf("Source(policy.alpha) = %q, want %s:13", got, file)
+	}
+	if got := l.Source("github.token"); got != "default" {
+		t.Errorf("Source(github.token) = %q, want default", got)
+	}
+}
+
+func TestLoadDefaultsWithoutFile(t *testing.T) {
+	// No File and no perfgate.yaml in the test's working directory.
+	l, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.Config, Default()) || l.File != "" {
+		t.Errorf("Load() = %+v (file %q), want Default()", l.Config, l.File)
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "perfgate.yaml", "profile: from-file\nserver:\n  url: http://file:1\ntrials:\n  max: 7\n")
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.String("url", "http://flag-default:9", "")
+	fs.String("profile", "flag-default", "")
+	fs.Int("trials", 99, "")
+	fs.StringSlice("workloads", nil, "")
+	fs.String("server-cmd", "", "")
+	if err := fs.Parse([]string{"--profile", "from-flag", "--workloads", "a.yaml,b.yaml", "--server-cmd", "vllm serve 'my model'"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(Options{
+		File: file,
+		Environ: []string{
+			"PERFGATE_PROFILE=from-env",
+			"PERFGATE_SERVER_URL=http://env:2",
+			"PERFGATE_POLICY_ALPHA=0.02",
+			"PERFGATE_POLICY_TOLERANCES=tpot_ms.p50=0.04, itl_ms.p99=0.1",
+			"PERFGATE_TRIALS_BUDGET=", // empty: an Action input left out
+			"PERFGATE_GITHUB_TOKEN=ghs_abc",
+			"PERFGATE_SERVER_ENV=A=1,B=2",
+			"PERFGATE_NOPE=1",
+			"HOME=/root",
+		},
+		Flags: fs,
+		FlagKeys: map[string]string{
+			"url": "server.url", "profile": "profile", "trials": "trials.max",
+			"workloads": "workloads", "server-cmd": "server.command",
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := l.Config
+	checks := []struct {
+		key  string
+		got  any
+		want any
+		src  string
+	}{
+		{"profile", c.Profile, "from-flag", "flag --profile"},
+		{"server.url", c.Server.URL, "http://env:2", "env PERFGATE_SERVER_URL"},
+		// An unchanged flag's default does not hide the file's value.
+		{"trials.max", c.Trials.Max, 7, file + ":5"},
+		{"trials.budget", c.Trials.Budget, 30 * time.Minute, "default"},
+		{"policy.alpha", c.Policy.Alpha, 0.02, "env PERFGATE_POLICY_ALPHA"},
+		{"policy.tolerances", c.Policy.Tolerances, map[string]float64{"tpot_ms.p50": 0.04, "itl_ms.p99": 0.1}, "env PERFGATE_POLICY_TOLERANCES"},
+		{"github.token", c.GitHub.Token, "ghs_abc", "env PERFGATE_GITHUB_TOKEN"},
+		{"server.env", c.Server.Env, []string{"A=1", "B=2"}, "env PERFGATE_SERVER_ENV"},
+		{"workloads", c.Workloads, []string{"a.yaml", "b.yaml"}, "flag --workloads"},
+		{"server.command", c.Server.Command, Argv{"vllm", "serve", "my model"}, "flag --server-cmd"},
+	}
+	for _, ck := range checks {
+		if !reflect.DeepEqual(ck.got, ck.want) {
+			t.Errorf("%s = %#v, want %#v", ck.key, ck.got, ck.want)
+		}
+		if src := l.Source(ck.key); src != ck.src {
+			t.Errorf("Source(%s) = %q, want %q", ck.key, src, ck.src)
+		}
+	}
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "PERFGATE_NOPE") {
+		t.Errorf("Warnings = %q, want one about PERFGATE_NOPE", l.Warnings)
+	}
+}
+
+func TestLoadEnvOverridesFileCommandString(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "p.yaml", "server:\n  command: \"python -m sim --decode-scale '1.3'\"\n")
+	l, err := Load(Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Argv{"python", "-m", "sim", "--decode-scale", "1.3"}); !reflect.DeepEqual(l.Config.Server.Command, want) {
+		t.Errorf("command = %q, want %q", l.Config.Server.Command, want)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string // "" = no file
+		environ []string
+		args    []string
+		want    []string // substrings of the error
+	}{
+		{name: "unknown top key", file: "profile: x\nservr:\n  url: http://a\n",
+			want: []string{"perfgate.yaml:2: servr: unknown key (did you mean \"server\"?)"}},
+		{name: "unknown nested key", file: "server:\n  url: http://a\n  urll: http://b\n",
+			want: []string{"perfgate.yaml:3: server.urll: unknown key (did you mean \"server.url\"?)"}},
+		{name: "two errors at once", file: "bogus: 1\npolicy:\n  alpha: lots\n",
+			want: []string{"perfgate.yaml:1: bogus: unknown key", `perfgate.yaml:3: policy.alpha: "lots" is not a number`}},
+		{name: "duplicate key", file: "profile: a\nprofile: b\n", want: []string{"perfgate.yaml:2: profile: set twice"}},
+		{name: "wrong shape", file: "server: http://a\n", want: []string{"perfgate.yaml:1: server: must be a section"}},
+		{name: "list expected", file: "workloads:\n  a: b\n", want: []string{"perfgate.yaml:2: workloads: must be a list"}},
+		{name: "bad duration", file: "trials:\n  budget: 10\n", want: []string{`perfgate.yaml:2: trials.budget: "10" is not a duration`}},
+		{name: "bad tolerance value", file: "policy:\n  tolerances:\n    tpot_ms.p50: [1]\n", want: []string{"perfgate.yaml:3: policy.tolerances.tpot_ms.p50: must be a number"}},
+		{name: "unquoted redirect", file: "server:\n  command: vllm serve m > log\n", want: []string{"perfgate.yaml:2: server.command: command has an unquoted '>'"}},
+		{name: "not a mapping", file: "- a\n", want: []string{"perfgate.yaml:1: the file must be a mapping"}},
+		{name: "yaml syntax", file: "a: [\n", want: []string{"perfgate.yaml: yaml:"}},
+		{name: "invalid value from file names line", file: "profile: ok\npolicy:\n  alpha: 0.9\n",
+			want: []string{"perfgate.yaml:3: policy.alpha: must be in (0, 0.5], got 0.9"}},
+		{name: "invalid value from env names variable", environ: []string{"PERFGATE_POLICY_MIN_TRIALS=1"},
+			want: []string{"env PERFGATE_POLICY_MIN_TRIALS: policy.min_trials: must be at least 2"}},
+		{name: "unparsable env", environ: []string{"PERFGATE_TRIALS_MAX=ten"},
+			want: []string{"env PERFGATE_TRIALS_MAX: trials.max:"}},
+		{name: "invalid value from flag", args: []string{"--profile", "../etc"},
+			want: []string{"flag --profile: profile:"}},
+		{name: "unknown metric", file: "policy:\n  gated: [tpot_ms.pmax, completed]\n",
+			want: []string{`perfgate.yaml:2: policy.gated: unknown metric id "tpot_ms.pmax"`, `"completed" is informational`}},
+		{name: "bad url hides password", environ: []string{"PERFGATE_SERVER_URL=ftp://user:hunter2@host/"},
+			want: []string{"env PERFGATE_SERVER_URL: server.url: ftp://host/: scheme must be http or https"}},
+		{name: "bad env entry", file: "server:\n  env: [HF_TOKEN hf_secret]\n",
+			want: []string{"perfgate.yaml:2: server.env: entry 1 must be NAME=value"}},
+		{name: "trials below min", file: "trials:\n  max: 3\n", want: []string{"trials.max: must be between policy.min_trials (5) and 1000, got 3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := Options{Environ: tt.environ}
+			if tt.file != "" {
+				opts.File = writeFile(t, dir, "perfgate.yaml", tt.file)
+			}
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+			fs.String("profile", "", "")
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			opts.Flags, opts.FlagKeys = fs, map[string]string{"profile": "profile"}
+			_, err := Load(opts)
+			if err == nil {
+				t.Fatalf("Load succeeded, want errors %q", tt.want)
+			}
+			msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q\ndoes not contain %q", msg, w)
+				}
+			}
+			for _, secret := range []string{"hunter2", "hf_secret"} {
+				if strings.Contains(msg, secret) {
+					t.Errorf("error leaks %q: %s", secret, msg)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadMissingNamedFile(t *testing.T) {
+	_, err := Load(Options{File: filepath.Join(t.TempDir(), "nope.yaml")})
+	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Errorf("Load of a missing named file: %v", err)
+	}
+}
+
+func TestLoadBadFlagBinding(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.String("url", "", "")
+	for _, keys := range []map[string]string{{"url": "server.nope"}, {"missing": "server.url"}} {
+		if _, err := Load(Options{Flags: fs, FlagKeys: keys}); err == nil {
+			t.Errorf("Load with binding %v succeeded", keys)
+		}
+	}
+}
+
+// FuzzCheckFile feeds arbitrary YAML through the file checker and viper:
+// neither may panic, and a file the checker accepts must load or fail with
+// a validation error, never a decoding error that names no line.
+func FuzzCheckFile(f *testing.F) {
+	f.Add([]byte(fullFile))
+	f.Add([]byte("server:\n  command: 'a b'\n"))
+	f.Add([]byte("policy: {tolerances: {x: 1}}\n"))
+	f.Add([]byte("a: &x 1\nb: *x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "f.yaml")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := checkFile(p, data); err != nil {
+			return
+		}
+		_, err := Load(Options{File: p})
+		if err != nil && strings.HasPrefix(err.Error(), "config: ") {
+			t.Fatalf("checked file failed to decode: %v\n%s", err, data)
+		}
+	})
+}

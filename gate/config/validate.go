@@ -1,0 +1,133 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// problem is one invalid setting; Load prefixes it with the value's source.
+type problem struct {
+	key, msg string
+}
+
+// Validate checks the configuration's invariants; each error names the
+// setting's key.
+func (c Config) Validate() error {
+	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, fmt.Errorf("%s: %s", p.key, p.msg))
+	}
+	return errors.Join(errs...)
+}
+
+// profileRe keeps profiles usable as a directory name and inside the PR
+// comment's HTML marker (no "--", no ">" can end the comment early).
+var profileRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+func (c Config) problems() []problem {
+	var ps []problem
+	add := func(key, format string, args ...any) {
+		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
+	}
+	if !profileRe.MatchString(c.Profile) || c.Profile == "." || c.Profile == ".." {
+		add("profile", "%q must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit", c.Profile)
+	}
+	for i, w := range c.Workloads {
+		if w == "" {
+			add("workloads", "entry %d is empty", i+1)
+		} else if _, err := filepath.Match(w, ""); err != nil {
+			add("workloads", "%q is not a valid pattern: %v", w, err)
+		}
+	}
+	if c.Baselines == "" {
+		add("baselines", "must name a directory")
+	}
+	if c.Output == "" {
+		add("output", "must name a directory")
+	}
+	if c.Server.URL != "" {
+		if msg := checkURL(c.Server.URL); msg != "" {
+			add("server.url", "%s", msg)
+		}
+	}
+	if len(c.Server.Command) > 0 && c.Server.Command[0] == "" {
+		add("server.command", "the program name is empty")
+	}
+	for i, e := range c.Server.Env {
+		// The entry itself is not shown: a malformed one may hold a secret.
+		if !envNameRe.MatchString(e) {
+			add("server.env", "entry %d must be NAME=value with NAME made of letters, digits and '_'", i+1)
+		}
+	}
+	if c.Server.ReadyTimeout <= 0 {
+		add("server.ready_timeout", "must be positive, got %v", c.Server.ReadyTimeout)
+	}
+	if !(c.Policy.Alpha > 0 && c.Policy.Alpha <= 0.5) {
+		add("policy.alpha", "must be in (0, 0.5], got %v", c.Policy.Alpha)
+	}
+	if c.Policy.MinTrials < 2 {
+		add("policy.min_trials", "must be at least 2 (a spread needs two trials), got %d", c.Policy.MinTrials)
+	}
+	ids := make([]string, 0, len(c.Policy.Tolerances))
+	for id := range c.Policy.Tolerances {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if _, ok := metrics.Lookup(id); !ok {
+			add("policy.tolerances", "unknown metric id %q", id)
+		}
+		if t := c.Policy.Tolerances[id]; !(t >= 0 && t < 1) {
+			add("policy.tolerances", "%s: %v must be a fraction in [0, 1) (0.03 = 3 %%)", id, t)
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range c.Policy.Gated {
+		m, ok := metrics.Lookup(id)
+		switch {
+		case !ok:
+			add("policy.gated", "unknown metric id %q", id)
+		case m.Direction == metrics.Informational:
+			add("policy.gated", "%q is informational (it has no better direction) and cannot be gated", id)
+		case seen[id]:
+			add("policy.gated", "%q is listed twice", id)
+		}
+		seen[id] = true
+	}
+	if c.Trials.Max < c.Policy.MinTrials || c.Trials.Max > 1000 {
+		add("trials.max", "must be between policy.min_trials (%d) and 1000, got %d", c.Policy.MinTrials, c.Trials.Max)
+	}
+	if c.Trials.Budget <= 0 {
+		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to policy.min_trials)", c.Trials.Budget)
+	}
+	return ps
+}
+
+// checkURL returns why raw is not a usable server URL, or "". The message
+// shows the URL redacted, since user info may hold a password.
+func checkURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error repeats the raw URL, password and all
+		}
+		return fmt.Sprintf("not a URL: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Sprintf("%s: scheme must be http or https", result.RedactURL(raw))
+	}
+	if u.Host == "" {
+		return fmt.Sprintf("%s: no host", result.RedactURL(raw))
+	}
+	return ""
+}

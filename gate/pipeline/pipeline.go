@@ -1,0 +1,273 @@
+// Package pipeline is what `perfgate gate` does between loading the
+// workloads and rendering the report: run every workload's first trials,
+// compare with the baselines, and while gated cells stay inconclusive and
+// the budget allows, run more trials for those workloads only and compare
+// again. It keeps the family-wise error bound valid across the extra
+// looks by declaring the number of looks up front (verdict.Look): each
+// look spends Alpha/MaxLooks, whatever rule chose the extra trials.
+//
+// The package does no I/O of its own: trials run through the Trials
+// interface (loadgen.Runner in the CLI, a fake in tests) and progress goes
+// to the io.Writer it is given.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+// Trials runs trials of a workload against the server under test. The
+// load generator's Runner implements it.
+type Trials interface {
+	// Prepare waits for the server and discovers what it serves.
+	Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error)
+	// NewResult returns an empty result for m against srv.
+	NewResult(m *workload.Manifest, srv result.Server) *result.Result
+	// RunTrials appends n trials of m to res. On failure res is marked
+	// incomplete and keeps what finished.
+	RunTrials(ctx context.Context, m *workload.Manifest, res *result.Result, n int) error
+}
+
+// Options are the knobs of one gate run.
+type Options struct {
+	// Baselines are the baseline results; only cells of the manifests
+	// being run are compared (a shard compares its own part).
+	Baselines []*result.Result
+	Policy    verdict.Policy
+	// MinTrials is the number of trials of the first look per workload;
+	// 0 uses each manifest's trials.min.
+	MinTrials int
+	// MaxTrials caps trials per workload over all looks; 0 uses each
+	// manifest's trials.max. It is raised to MinTrials if smaller.
+	MaxTrials int
+	// Budget bounds the wall-clock time spent on extra trials; 0 means
+	// no extra trials at all.
+	Budget time.Duration
+	// Log receives one line per step; nil discards.
+	Log io.Writer
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Outcome is what a gate run produced.
+type Outcome struct {
+	// Results are the candidate results, one per manifest that started,
+	// in manifest order.
+	Results []*result.Result
+	// Comparison is the last look's comparison (nil only when nothing
+	// could be compared because the run failed before any result).
+	Comparison *verdict.Comparison
+	// RunErr is the first run failure (server unreachable or dead,
+	// interrupted). The results are then partial and the gate fails.
+	RunErr error
+	// Looks is the number of comparisons made; ExtraTrials the trials
+	// added after the first look.
+	Looks       int
+	ExtraTrials int
+}
+
+// Run runs the manifests and compares them with the baselines.
+func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Options) (*Outcome, error) {
+	if len(manifests) == 0 {
+		return nil, errors.New("no workloads to run")
+	}
+	if err := o.Policy.Validate(); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	out := &Outcome{}
+	budgets := make([]budget, len(manifests))
+	canExtend := false
+	for i, m := range manifests {
+		budgets[i] = trialBudget(m, o)
+		canExtend = canExtend || budgets[i].max > budgets[i].min
+	}
+	look := verdict.Look{Index: 1, Max: 1}
+	if canExtend && o.Budget > 0 {
+		look.Max = o.Policy.MaxLooks
+	}
+
+	// First look: every workload's minimum trials.
+	cost := map[string]time.Duration{} // measured wall time per trial, by cell
+	for i, m := range manifests {
+		fmt.Fprintf(log, "%s: %d trials\n", m.Cell, budgets[i].min)
+		srv, err := t.Prepare(ctx, m)
+		res := t.NewResult(m, srv)
+		res.StartedAt = now().UTC()
+		out.Results = append(out.Results, res)
+		if err != nil {
+			res.Complete, res.IncompleteReason = false, err.Error()
+			res.FinishedAt = now().UTC()
+			out.RunErr = fmt.Errorf("%s: %w", m.Cell, err)
+			break
+		}
+		start := now()
+		err = t.RunTrials(ctx, m, res, budgets[i].min)
+		cost[m.Cell] = perTrial(now().Sub(start), budgets[i].min)
+		if err != nil {
+			out.RunErr = fmt.Errorf("%s: %w", m.Cell, err)
+			break
+		}
+	}
+	base := selectBaselines(o.Baselines, manifests)
+	cmp, err := verdict.Compare(base, out.Results, o.Policy, look)
+	if err != nil {
+		return out, err
+	}
+	out.Comparison, out.Looks = cmp, 1
+	if out.RunErr != nil {
+		return out, nil
+	}
+
+	// Extra looks: only workloads with an inconclusive gated cell, only
+	// while the overall verdict is inconclusive (a regression or an
+	// invalid comparison is final), within trials.max and the time budget.
+	deadline := now().Add(o.Budget)
+	for look.Index < look.Max && cmp.Verdict == verdict.Inconclusive {
+		look.Index++
+		undecided := inconclusiveWorkloads(cmp)
+		remaining := look.Max - look.Index + 1
+		ran := 0
+		for i, m := range manifests {
+			if !undecided[m.Cell] {
+				continue
+			}
+			res := out.Results[i]
+			have := len(res.Trials)
+			n := extraTrials(have, budgets[i].max, remaining)
+			if left := deadline.Sub(now()); n > 0 && cost[m.Cell] > 0 {
+				n = min(n, int(left/cost[m.Cell]))
+			}
+			if n <= 0 {
+				continue
+			}
+			fmt.Fprintf(log, "%s: inconclusive, %d more trials (look %d of %d)\n", m.Cell, n, look.Index, look.Max)
+			start := now()
+			err := t.RunTrials(ctx, m, res, n)
+			cost[m.Cell] = perTrial(now().Sub(start), n)
+			for k := have; k < len(res.Trials); k++ {
+				res.Trials[k].Look = look.Index - 1
+			}
+			out.ExtraTrials += len(res.Trials) - have
+			ran++
+			if err != nil {
+				out.RunErr = fmt.Errorf("%s: %w", m.Cell, err)
+				break
+			}
+		}
+		if ran == 0 {
+			// Nothing could be added (budget or trials.max): this look's
+			// comparison would equal the last one at a stricter alpha.
+			look.Index--
+			break
+		}
+		cmp, err = verdict.Compare(base, out.Results, o.Policy, look)
+		if err != nil {
+			return out, err
+		}
+		out.Comparison, out.Looks = cmp, out.Looks+1
+		if out.RunErr != nil {
+			break
+		}
+	}
+	return out, nil
+}
+
+// budget is one workload's trial counts.
+type budget struct{ min, max int }
+
+func trialBudget(m *workload.Manifest, o Options) budget {
+	b := budget{min: m.Trials.Min, max: m.Trials.Max}
+	if o.MinTrials > 0 {
+		b.min = o.MinTrials
+	}
+	if o.MaxTrials > 0 {
+		b.max = o.MaxTrials
+	}
+	if b.min < 1 {
+		b.min = 1
+	}
+	if b.max < b.min {
+		b.max = b.min
+	}
+	return b
+}
+
+// extraTrials spreads the trials a workload may still get over the looks
+// that remain, so the last look can still add some: with 5 of 10 done and
+// two looks left, 3 now and 2 later.
+func extraTrials(have, max, looksLeft int) int {
+	if have >= max || looksLeft < 1 {
+		return 0
+	}
+	return int(math.Ceil(float64(max-have) / float64(looksLeft)))
+}
+
+func perTrial(d time.Duration, n int) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return d / time.Duration(n)
+}
+
+// inconclusiveWorkloads returns the workloads with an inconclusive gated
+// cell.
+func inconclusiveWorkloads(c *verdict.Comparison) map[string]bool {
+	out := map[string]bool{}
+	for _, cell := range c.Cells {
+		if cell.Gated && cell.Outcome == verdict.Inconclusive {
+			out[cell.Workload] = true
+		}
+	}
+	return out
+}
+
+// selectBaselines keeps the baselines of the cells being run, so running
+// a subset (a shard, a --workloads selection) does not report the rest as
+// missing.
+func selectBaselines(all []*result.Result, manifests []*workload.Manifest) []*result.Result {
+	want := map[string]bool{}
+	for _, m := range manifests {
+		want[m.Cell] = true
+	}
+	var out []*result.Result
+	for _, b := range all {
+		if want[b.Workload.Cell] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Shard returns the manifests of shard i of n (1-based), taking every
+// n-th cell in cell order so each shard gets a similar mix.
+func Shard(ms []*workload.Manifest, i, n int) ([]*workload.Manifest, error) {
+	if n < 1 || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", i, n)
+	}
+	sorted := append([]*workload.Manifest(nil), ms...)
+	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].Cell < sorted[b].Cell })
+	var out []*workload.Manifest
+	for k, m := range sorted {
+		if k%n == i-1 {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

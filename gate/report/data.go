@@ -1,0 +1,194 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// Data is everything a report shows: the finished comparison and the run
+// facts behind it. Only Comparison is required.
+type Data struct {
+	Comparison *verdict.Comparison
+	// Profile names the baseline profile; it goes into the hidden marker
+	// that lets the PR comment be found and updated in place.
+	Profile string
+	// Candidates and Baselines are the compared result files by workload
+	// cell, for the serving-benchmark facts (model, server arguments,
+	// errors, percentiles). Either may be nil.
+	Candidates map[string]*result.Result
+	Baselines  map[string]*result.Result
+	// ResultPaths maps a cell to where its candidate result file (the raw
+	// JSON) was written, as the reader should see it.
+	ResultPaths map[string]string
+	// BaselinePaths maps a cell to its baseline file.
+	BaselinePaths map[string]string
+	// FullReport is where the untrimmed report is written; the trimmed PR
+	// comment points there.
+	FullReport string
+	// RunError, when set, says why the run did not complete. The report
+	// then says so first: partial results never pass.
+	RunError string
+	// Footer is an optional line under the report (tool version, run link).
+	Footer string
+}
+
+// Marker is the hidden HTML comment that identifies perfgate's comment
+// for profile on a pull request, so a later run edits it instead of adding
+// another. The profile is reduced to a safe character set so it cannot end
+// the comment early.
+func Marker(profile string) string {
+	p := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.', r == '/':
+			return r
+		}
+		return '_'
+	}, profile)
+	if p == "" {
+		p = "default"
+	}
+	return "<!-- perfgate:" + p + " -->"
+}
+
+// verdictOf is the overall outcome the report shows: a run error overrides
+// the comparison (an incomplete run is never a pass).
+func (d *Data) verdictOf() string {
+	if d.RunError != "" {
+		return "run-failed"
+	}
+	return string(d.Comparison.Verdict)
+}
+
+// Headline is the report's first line without markdown decoration: the
+// verdict and, when there is one, the headline cell with its change, its
+// interval and the trial counts, e.g. "Regression in cx8-4000-1000-c16:
+// TPOT p50 +7.9 % (90 % CI +6.1 to +9.8 %), 5 vs 5 trials". Names are not
+// escaped here; callers escape for their medium.
+func Headline(d *Data) string {
+	c := d.Comparison
+	if d.RunError != "" {
+		return "Run failed: " + d.RunError + " (partial results, not a pass)"
+	}
+	switch c.Verdict {
+	case verdict.Regression:
+		s := "Regression in " + cellSummary(c.Headline)
+		if c.Regressions > 1 {
+			s += fmt.Sprintf("; %d regressed metrics in all", c.Regressions)
+		}
+		return s
+	case verdict.Inconclusive:
+		s := "Inconclusive"
+		if c.Headline != nil {
+			s += ": " + cellSummary(c.Headline)
+		}
+		return s + fmt.Sprintf("; %d of %d gated metrics undecided within the trial budget", c.Inconclusives, c.Family)
+	case verdict.Invalid:
+		return "Invalid: " + invalidSummary(c)
+	case verdict.Pass:
+		s := fmt.Sprintf("Pass: no regression in %d gated metrics of %d workloads", c.Family, comparedWorkloads(c))
+		if c.Improvements > 0 {
+			s += fmt.Sprintf(" (%d improved)", c.Improvements)
+		}
+		return s
+	}
+	return strings.ToUpper(string(c.Verdict[:1])) + string(c.Verdict[1:])
+}
+
+// cellSummary is "cell: TPOT p50 +7.9 % (90 % CI +6.1 to +9.8 %), 5 vs 5 trials".
+func cellSummary(cell *verdict.Cell) string {
+	if cell == nil {
+		return "(no cell)"
+	}
+	return fmt.Sprintf("%s: %s %s (%s CI %s), %d vs %d trials",
+		cell.Workload, cell.Label, Change(cell), level(cell.CILevel), Interval(cell),
+		cell.Baseline.N, cell.Candidate.N)
+}
+
+func level(l float64) string {
+	return strconv.FormatFloat(round(l*100, 1), 'f', -1, 64) + " %"
+}
+
+// invalidSummary names why workloads could not be compared.
+func invalidSummary(c *verdict.Comparison) string {
+	var parts []string
+	for _, w := range c.Workloads {
+		if w.Status != verdict.Compared && !w.Allowed {
+			parts = append(parts, fmt.Sprintf("%s (%s)", w.Cell, w.Status))
+		}
+	}
+	if len(parts) == 0 {
+		return "the comparison could not be made"
+	}
+	n := len(parts)
+	if n > 3 {
+		parts = append(parts[:3], fmt.Sprintf("%d more", n-3))
+	}
+	return fmt.Sprintf("%d workload(s) not compared: %s", n, strings.Join(parts, ", "))
+}
+
+func comparedWorkloads(c *verdict.Comparison) int {
+	n := 0
+	for _, w := range c.Workloads {
+		if w.Status == verdict.Compared {
+			n++
+		}
+	}
+	return n
+}
+
+// natural turns a direction-adjusted value (positive = worse, the scale of
+// Cell.Worse) back into the metric's own sign, so intervals read like the
+// change: a throughput drop is negative. Relative metrics use the ratio
+// (Worse is baseline/candidate - 1 for higher-is-better metrics).
+func natural(cell *verdict.Cell, worse float64) float64 {
+	if cell.Direction != metrics.HigherIsBetter.String() {
+		return worse
+	}
+	if cell.Absolute {
+		return -worse
+	}
+	return 100 * (1/(1+worse/100) - 1)
+}
+
+// Change formats the cell's change with its natural sign.
+func Change(cell *verdict.Cell) string {
+	if cell.Absolute {
+		return Points(cell.Change)
+	}
+	return Percent(cell.Change)
+}
+
+// Interval formats the cell's confidence interval with the change's sign.
+func Interval(cell *verdict.Cell) string {
+	lo, hi := natural(cell, cell.CILow), natural(cell, cell.CIHigh)
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	if cell.Absolute {
+		return PointsRange(lo, hi)
+	}
+	return Range(lo, hi)
+}
+
+// Tolerance formats the cell's tolerance: "±3 %" or "0.5 pp".
+func Tolerance(cell *verdict.Cell) string {
+	t := strconv.FormatFloat(round(cell.Tolerance, 2), 'f', -1, 64)
+	if cell.Absolute {
+		return t + " pp"
+	}
+	return t + " %"
+}
+
+// cellValue formats an arm's centre with the metric's unit.
+func cellValue(cell *verdict.Cell, a verdict.Arm) string {
+	if a.N == 0 || math.IsNaN(a.Centre) {
+		return "–"
+	}
+	return Value(a.Centre, cell.Unit)
+}

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// details wraps body in a collapsed section; an empty body gives "".
+func details(summary, body string) string {
+	if body == "" {
+		return ""
+	}
+	return "\n<details><summary>" + summary + "</summary>\n\n" + body + "\n</details>\n"
+}
+
+// allMetricsPart lists every compared metric of every workload, gated or
+// not, with the raw test numbers, grouped by workload.
+func allMetricsPart(d *Data) string {
+	c := d.Comparison
+	if len(c.Cells) == 0 {
+		return ""
+	}
+	byW := map[string][]*verdict.Cell{}
+	for i := range c.Cells {
+		byW[c.Cells[i].Workload] = append(byW[c.Cells[i].Workload], &c.Cells[i])
+	}
+	var b strings.Builder
+	for _, w := range c.Workloads {
+		cells := byW[w.Cell]
+		if len(cells) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n**%s**\n\n| Metric | Gated | Baseline | Candidate | Change | Interval | p (adj.) | Outcome |\n|---|---|--:|--:|--:|--:|--:|---|\n", Escape(w.Cell))
+		for _, cell := range cells {
+			gated := ""
+			if cell.Gated {
+				gated = "yes"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				Escape(cell.Label), gated, cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate),
+				Change(cell), Interval(cell), pValue(cell.PAdjusted), cell.Outcome)
+		}
+	}
+	return details(fmt.Sprintf("All %d compared metrics", len(c.Cells)), b.String())
+}
+
+// noisePart shows, per gated cell, where the noise estimate came from and
+// the smallest worsening this look could detect, next to the tolerance,
+// and the pooled per-metric noise.
+func noisePart(d *Data) string {
+	c := d.Comparison
+	var b strings.Builder
+	n := 0
+	for i := range c.Cells {
+		cell := &c.Cells[i]
+		if !cell.Gated {
+			continue
+		}
+		if n == 0 {
+			b.WriteString("| Workload | Metric | Baseline CV | Candidate CV | Noise | Detectable change | Tolerance |\n|---|---|--:|--:|---|--:|--:|\n")
+		}
+		n++
+		mde := Percent(cell.MDE)
+		if cell.Absolute {
+			mde = Points(cell.MDE)
+		}
+		if cell.MDE > cell.Tolerance {
+			mde += " ⚠️"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s (df %.0f) | %s | %s |\n",
+			Escape(cell.Workload), Escape(cell.Label), spread(cell, cell.Baseline), spread(cell, cell.Candidate),
+			Escape(cell.Noise.Source), cell.Noise.DF, strings.TrimPrefix(mde, "+"), Tolerance(cell))
+	}
+	if len(c.Noise) > 0 {
+		b.WriteString("\nPooled noise per metric (within-arm spread across workloads):\n\n| Metric | σ | df | Workloads pooled | Kept out (own spread too large) | Used |\n|---|--:|--:|--:|---|---|\n")
+		for _, nz := range c.Noise {
+			used := "no (too few df)"
+			if nz.Usable {
+				used = "yes"
+			}
+			fmt.Fprintf(&b, "| %s | %.4f | %.0f | %d | %s | %s |\n", Escape(nz.Metric), nz.Sigma, nz.DF, nz.Pooled, Escape(strings.Join(nz.Excluded, ", ")), used)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return details("Noise and minimum detectable change", "A change smaller than the detectable change cannot be called a regression at this look; ⚠️ marks cells where that is more than the tolerance (add trials).\n\n"+b.String())
+}
+
+// spread formats an arm's coefficient of variation (or standard deviation
+// in points for absolute metrics).
+func spread(cell *verdict.Cell, a verdict.Arm) string {
+	if a.N < 2 {
+		return "–"
+	}
+	if cell.Absolute {
+		return fmt.Sprintf("%.2f pp", a.CV*100)
+	}
+	return fmt.Sprintf("%.1f %%", a.CV*100)
+}
+
+// excludedPart lists invalid trials left out of the comparison and why.
+func excludedPart(d *Data) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range d.Comparison.Workloads {
+		for _, e := range w.Excluded {
+			if n == 0 {
+				b.WriteString("| Workload | Arm | Trial | Why |\n|---|---|--:|---|\n")
+			}
+			n++
+			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", Escape(w.Cell), Escape(e.Arm), e.Trial, Escape(Truncate(e.Reason, 300)))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return details(fmt.Sprintf("%d invalid trial(s) excluded", n), b.String())
+}
+
+// fingerprintPart lists environment differences between the arms; hard
+// keys (which block the comparison unless allowed) are marked.
+func fingerprintPart(d *Data) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range d.Comparison.Workloads {
+		for _, f := range w.Fingerprint {
+			if n == 0 {
+				b.WriteString("| Workload | Key | Baseline | Candidate | Must match |\n|---|---|---|---|---|\n")
+			}
+			n++
+			hard := ""
+			if f.Hard {
+				hard = "yes"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Escape(w.Cell), Code(f.Key), orDash(Escape(Truncate(f.Baseline, 200))), orDash(Escape(Truncate(f.Candidate, 200))), hard)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return details(fmt.Sprintf("%d fingerprint difference(s)", n), b.String())
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

@@ -1,0 +1,376 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// The serving-benchmark facts follow the checklist reviewers of published
+// vLLM benchmarks expect (docs/studies.md): model, server arguments,
+// parallelism, KV cache dtype, NCCL and other environment, workload shape,
+// successes, failures and error types, TTFT/TPOT/ITL/E2E percentiles,
+// QPM, TPM, tok/s, warmups, and where the raw JSON is.
+
+// factsVersions renders the facts for every compared workload, then only
+// for regressed or undecided ones, then only the run-level facts, then
+// nothing.
+func factsVersions(d *Data) []string {
+	if len(d.Candidates) == 0 && len(d.Baselines) == 0 {
+		return []string{""}
+	}
+	run := runFacts(d)
+	byW := gatedByWorkload(d.Comparison)
+	var all, bad strings.Builder
+	for _, w := range d.Comparison.Workloads {
+		t := workloadFacts(d, w.Cell)
+		all.WriteString(t)
+		if o := workloadOutcome(byW[w.Cell]); o == verdict.Regression || o == verdict.Inconclusive || w.Status != verdict.Compared {
+			bad.WriteString(t)
+		}
+	}
+	const sum = "Serving benchmark facts (server, environment, workload shape, requests, latency percentiles, throughput)"
+	return []string{
+		details(sum, run+all.String()),
+		details(sum, run+bad.String()),
+		details(sum, run),
+		"",
+	}
+}
+
+// firstOf returns one result of the map, by sorted cell, for run-level
+// facts that all cells share (one server per run).
+func firstOf(m map[string]*result.Result) *result.Result {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return nil
+	}
+	return m[keys[0]]
+}
+
+// runFacts is a baseline-vs-candidate table of the server and environment.
+func runFacts(d *Data) string {
+	b, c := firstOf(d.Baselines), firstOf(d.Candidates)
+	rows := []struct {
+		name string
+		get  func(*result.Result) string
+	}{
+		{"Model", func(r *result.Result) string { return r.Server.Model }},
+		{"Served models", func(r *result.Result) string { return strings.Join(r.Server.Models, ", ") }},
+		{"Server version", func(r *result.Result) string { return r.Server.Version }},
+		{"Max model len", func(r *result.Result) string { return itoaOr(r.Server.MaxModelLen) }},
+		{"GPUs", gpus},
+		{"Server arguments", func(r *result.Result) string { return fp(r, "server.argv", "server.args", "server.command") }},
+		{"Parallelism", parallelism},
+		{"KV cache dtype", func(r *result.Result) string {
+			return orStr(fp(r, "server.kv_cache_dtype", "vllm.kv_cache_dtype"), flagValue(argv(r), "--kv-cache-dtype"))
+		}},
+		{"Quantization", func(r *result.Result) string {
+			return orStr(fp(r, "server.quantization", "vllm.quantization"), flagValue(argv(r), "--quantization", "-q"))
+		}},
+		{"Environment (NCCL, CUDA, …)", envFacts},
+		{"Other fingerprint", otherFingerprint},
+		{"Measured by", func(r *result.Result) string {
+			return strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version + " " + r.Source)
+		}},
+	}
+	var s strings.Builder
+	s.WriteString("| | Baseline | Candidate |\n|---|---|---|\n")
+	for _, row := range rows {
+		bv, cv := "", ""
+		if b != nil {
+			bv = row.get(b)
+		}
+		if c != nil {
+			cv = row.get(c)
+		}
+		fmt.Fprintf(&s, "| %s | %s | %s |\n", row.name, factCell(bv), factCell(cv))
+	}
+	return s.String()
+}
+
+// factCell escapes a fact; unknown facts say so rather than hiding the row.
+func factCell(v string) string {
+	if v == "" {
+		return "not recorded"
+	}
+	return Escape(Truncate(v, 400))
+}
+
+func itoaOr(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func orStr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// fp returns the first fingerprint value present among keys.
+func fp(r *result.Result, keys ...string) string {
+	for _, k := range keys {
+		if v := r.Fingerprint[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func gpus(r *result.Result) string {
+	name, count := fp(r, "gpu.name"), fp(r, "gpu.count")
+	if count == "" && r.Server.GPUs > 0 {
+		count = strconv.Itoa(r.Server.GPUs)
+	}
+	switch {
+	case name != "" && count != "":
+		return count + " × " + name
+	case name != "":
+		return name
+	}
+	return count
+}
+
+// argv returns the server's command line as words. The fingerprint may hold
+// it as a JSON array or as a space-separated string.
+func argv(r *result.Result) []string {
+	raw := fp(r, "server.argv", "server.args", "server.command")
+	if strings.HasPrefix(raw, "[") {
+		var words []string
+		if json.Unmarshal([]byte(raw), &words) == nil {
+			return words
+		}
+	}
+	return strings.Fields(raw)
+}
+
+// flagValue finds --name value or --name=value in args.
+func flagValue(args []string, names ...string) string {
+	for i, a := range args {
+		for _, n := range names {
+			if a == n && i+1 < len(args) {
+				return args[i+1]
+			}
+			if strings.HasPrefix(a, n+"=") {
+				return strings.TrimPrefix(a, n+"=")
+			}
+		}
+	}
+	return ""
+}
+
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}
+
+// parallelism summarises TP/PP/DP/EP from the fingerprint or the command
+// line ("TP 8, PP 1, EP on").
+func parallelism(r *result.Result) string {
+	args := argv(r)
+	var parts []string
+	for _, p := range []struct {
+		label, key string
+		flags      []string
+	}{
+		{"TP", "server.tensor_parallel_size", []string{"--tensor-parallel-size", "-tp"}},
+		{"PP", "server.pipeline_parallel_size", []string{"--pipeline-parallel-size", "-pp"}},
+		{"DP", "server.data_parallel_size", []string{"--data-parallel-size", "-dp"}},
+	} {
+		if v := orStr(fp(r, p.key), flagValue(args, p.flags...)); v != "" {
+			parts = append(parts, p.label+" "+v)
+		}
+	}
+	if hasFlag(args, "--enable-expert-parallel") || fp(r, "server.enable_expert_parallel") == "true" {
+		parts = append(parts, "EP on")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// envFacts lists the recorded environment variables (env.* keys).
+func envFacts(r *result.Result) string {
+	var kv []string
+	for k, v := range r.Fingerprint {
+		if name, ok := strings.CutPrefix(k, "env."); ok {
+			kv = append(kv, name+"="+v)
+		}
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, ", ")
+}
+
+// otherFingerprint lists fingerprint keys no other row shows.
+func otherFingerprint(r *result.Result) string {
+	shown := map[string]bool{"gpu.name": true, "gpu.count": true, "server.argv": true, "server.args": true, "server.command": true,
+		"server.kv_cache_dtype": true, "vllm.kv_cache_dtype": true, "server.quantization": true, "vllm.quantization": true,
+		"server.tensor_parallel_size": true, "server.pipeline_parallel_size": true, "server.data_parallel_size": true, "server.enable_expert_parallel": true}
+	var kv []string
+	for k, v := range r.Fingerprint {
+		if !shown[k] && !strings.HasPrefix(k, "env.") {
+			kv = append(kv, k+"="+v)
+		}
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, ", ")
+}
+
+// workloadFacts is one workload's shape, request outcomes, latency
+// percentiles and throughput, baseline vs candidate (medians over valid
+// trials).
+func workloadFacts(d *Data, cell string) string {
+	b, c := d.Baselines[cell], d.Candidates[cell]
+	if b == nil && c == nil {
+		return ""
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "\n**%s**\n\n| | Baseline | Candidate |\n|---|--:|--:|\n", Escape(cell))
+	row := func(name string, get func(*result.Result) string) {
+		fmt.Fprintf(&s, "| %s | %s | %s |\n", name, factOf(b, get), factOf(c, get))
+	}
+	row("Workload shape", shape)
+	row("Warmup requests per trial", func(r *result.Result) string { return strconv.Itoa(r.Warmups) })
+	row("Trials valid / run", func(r *result.Result) string {
+		s := fmt.Sprintf("%d / %d", len(r.ValidTrials()), len(r.Trials))
+		if !r.Complete {
+			s += " (incomplete: " + r.IncompleteReason + ")"
+		}
+		return s
+	})
+	row("Requests succeeded / failed", func(r *result.Result) string {
+		ok, failed := 0, 0
+		for _, t := range r.Trials {
+			ok += t.Completed
+			failed += t.Failed
+		}
+		return fmt.Sprintf("%d / %d", ok, failed)
+	})
+	row("Error types", errorTypes)
+	for _, dist := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"} {
+		label := strings.Fields(metrics.Label(dist + ".p50"))[0]
+		row(label+" p50 / p90 / p95 / p99", func(r *result.Result) string {
+			var vs []string
+			for _, p := range []string{"p50", "p90", "p95", "p99"} {
+				vs = append(vs, medianValue(r, dist+"."+p))
+			}
+			if strings.Trim(strings.Join(vs, ""), "–") == "" {
+				return ""
+			}
+			return strings.Join(vs, " / ") + " ms"
+		})
+	}
+	for _, id := range []string{"qpm", "tpm", "output_throughput", "total_token_throughput", "request_goodput"} {
+		m := metrics.MustLookup(id)
+		row(m.ID+" ("+m.Unit+")", func(r *result.Result) string { return strings.Trim(medianValue(r, id), "–") })
+	}
+	fmt.Fprintf(&s, "| Raw JSON | %s | %s |\n", pathCell(d.BaselinePaths[cell]), pathCell(d.ResultPaths[cell]))
+	return s.String()
+}
+
+func pathCell(p string) string {
+	if p == "" {
+		return "not recorded"
+	}
+	return Code(p)
+}
+
+// factOf applies get to r, escaping the result ("–" when r is nil).
+func factOf(r *result.Result, get func(*result.Result) string) string {
+	if r == nil {
+		return "–"
+	}
+	return factCell(get(r))
+}
+
+// shape describes the workload as run: requests per trial, mean token
+// lengths, and the load point from the workload spec when it has one.
+func shape(r *result.Result) string {
+	var parts []string
+	if len(r.Trials) > 0 {
+		t := r.Trials[0]
+		parts = append(parts, fmt.Sprintf("%d requests", t.Completed+t.Failed))
+		if t.Completed > 0 {
+			in, out := t.Values["total_input_tokens"], t.Values["total_output_tokens"]
+			if in > 0 || out > 0 {
+				parts = append(parts, fmt.Sprintf("%.0f in / %.0f out tokens", in/float64(t.Completed), out/float64(t.Completed)))
+			}
+		}
+	}
+	var spec map[string]any
+	if len(r.Workload.Spec) > 0 && json.Unmarshal(r.Workload.Spec, &spec) == nil {
+		for _, k := range []string{"concurrency", "max_concurrency", "rate", "request_rate"} {
+			if v, ok := spec[k]; ok {
+				parts = append(parts, fmt.Sprintf("%s %v", strings.ReplaceAll(k, "_", " "), v))
+			}
+		}
+		if load, ok := spec["load"].(map[string]any); ok {
+			for _, k := range []string{"concurrency", "rate"} {
+				if v, ok := load[k]; ok {
+					parts = append(parts, fmt.Sprintf("%s %v", k, v))
+				}
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errorTypes sums the failed requests by type over all trials.
+func errorTypes(r *result.Result) string {
+	sum := map[string]int{}
+	for _, t := range r.Trials {
+		for k, n := range t.Errors {
+			sum[k] += n
+		}
+	}
+	if len(sum) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(sum))
+	for k := range sum {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		p := fmt.Sprintf("%s × %d", k, sum[k])
+		for _, t := range r.Trials {
+			if sample := t.ErrorSamples[k]; sample != "" {
+				p += ": " + Truncate(sample, 120)
+				break
+			}
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// medianValue is the median over valid trials of metric id, formatted.
+func medianValue(r *result.Result, id string) string {
+	v := r.Samples(id)
+	if len(v) == 0 {
+		return "–"
+	}
+	sort.Float64s(v)
+	m := v[len(v)/2]
+	if len(v)%2 == 0 {
+		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return Number(m)
+}

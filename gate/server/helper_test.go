@@ -1,0 +1,105 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a fake server: with PERFGATE_TEST_SERVER set,
+// TestMain runs helperServer instead of the tests (the os/exec pattern).
+// Modes:
+//
+//	ok          serve /health, /v1/models, /version until SIGTERM
+//	slow=D      /health answers 503 for duration D, then 200
+//	crash=D     serve, then print a fatal error and exit 3 after D
+//	sick=D      /health answers 200 for duration D, then 503 (engine dead)
+//	stubborn    ignore SIGTERM (Stop must escalate to SIGKILL)
+//	spawn       start a child process in the same group, print its pid
+//	silent      print nothing (the URL must be configured)
+//	exit        print an error and exit 2 at once
+//	sleep       sleep (the child of spawn)
+const helperEnv = "PERFGATE_TEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		helperServer(mode)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func helperServer(mode string) {
+	name, arg, _ := strings.Cut(mode, "=")
+	switch name {
+	case "sleep":
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "error: unknown model foo")
+		os.Exit(2)
+	case "stubborn":
+		signal.Ignore(syscall.SIGTERM)
+	}
+	addr := os.Getenv("PERFGATE_TEST_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if name == "spawn" {
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), helperEnv+"=sleep")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("child %d\n", child.Process.Pid)
+		go child.Wait()
+	}
+	fmt.Printf("INFO: loading model with key %s\n", os.Getenv("VLLM_API_KEY"))
+	if name != "silent" {
+		fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
+	}
+	start := time.Now()
+	var slow time.Duration
+	if name == "slow" {
+		slow, _ = time.ParseDuration(arg)
+	}
+	var sick time.Duration
+	if name == "sick" {
+		sick, _ = time.ParseDuration(arg)
+	}
+	if name == "crash" {
+		d, _ := time.ParseDuration(arg)
+		time.AfterFunc(d, func() {
+			fmt.Fprintln(os.Stderr, "RuntimeError: CUDA error: an illegal memory access was encountered")
+			os.Exit(3)
+		})
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+		if time.Since(start) < slow || name == "sick" && time.Since(start) > sick {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+	})
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []map[string]any{{"id": "fake-model", "max_model_len": 4096}}})
+	})
+	mux.HandleFunc("/version", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"version":"0.0.0-test"}`)
+	})
+	http.Serve(ln, mux)
+}

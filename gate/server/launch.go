@@ -1,0 +1,268 @@
+// Package server starts the candidate server perfgate benchmarks, waits
+// until it is ready, notices when it dies and stops it with everything it
+// spawned. On a GPU runner the gate must own the server's lifetime: a server
+// that dies mid-run makes the run fail (exit 3) with the end of its log, and
+// no engine worker may outlive the job holding GPU memory.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/server/fingerprint"
+)
+
+// Config says how to launch the server (the server.* settings).
+type Config struct {
+	// Command is the argv to run, e.g. ["vllm", "serve", "Qwen/Qwen3-8B"].
+	Command []string
+	// Env is added to BaseEnv (server.env); it wins on conflicts.
+	Env map[string]string
+	// BaseEnv is the environment the server inherits ("NAME=value"). The
+	// CLI passes os.Environ(); the library never reads it itself.
+	BaseEnv []string
+	// Workdir is the server's working directory; empty: the current one.
+	Workdir string
+	// URL is the server's base URL (server.url). Empty: the first address
+	// the server announces on stdout or stderr ("Uvicorn running on
+	// http://0.0.0.0:8000", or `perfgate sim`'s first line).
+	URL string
+	// ReadyTimeout bounds the wait for readiness (model loading, CUDA graph
+	// capture); DefaultReadyTimeout when zero.
+	ReadyTimeout time.Duration
+	// Log is a file receiving the server's stdout and stderr; empty: the
+	// output is only kept in memory for the tail.
+	Log string
+	// StopGrace is how long Stop waits after SIGTERM before SIGKILL;
+	// DefaultStopGrace when zero.
+	StopGrace time.Duration
+}
+
+// Defaults for Config.
+const (
+	DefaultReadyTimeout = 10 * time.Minute
+	DefaultStopGrace    = 10 * time.Second
+	// tailBytes of log are kept in memory for error reports.
+	tailBytes = 64 << 10
+)
+
+// Process is a launched server.
+type Process struct {
+	cmd   *exec.Cmd
+	pgid  int
+	log   *logBuffer
+	file  *os.File
+	grace time.Duration
+	url   string
+
+	done    chan struct{}
+	waitErr error // set before done is closed
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// ExitError says that the server exited (or was killed) on its own. Tail
+// holds the last lines of its log.
+type ExitError struct {
+	Err  error // from exec.Cmd.Wait; nil for exit status 0
+	Tail string
+}
+
+func (e *ExitError) Error() string {
+	what := "exited with status 0"
+	if e.Err != nil {
+		what = e.Err.Error()
+	}
+	return "server " + what
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Start launches cfg.Command in its own process group, so Stop can signal
+// every process it spawns (vLLM starts engine-core and worker processes).
+// It returns once the process is started, not ready: call Ready.
+func Start(cfg Config) (*Process, error) {
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("server.command is empty")
+	}
+	var file *os.File
+	if cfg.Log != "" {
+		f, err := os.OpenFile(cfg.Log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("server.log: %w", err)
+		}
+		file = f
+	}
+	var w io.Writer
+	if file != nil {
+		w = file
+	}
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = mergeEnv(cfg.BaseEnv, cfg.Env)
+	cmd.Dir = cfg.Workdir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	log := newLogBuffer(w, tailBytes, secrets(cfg))
+	cmd.Stdout = log
+	cmd.Stderr = log
+	grace := cfg.StopGrace
+	if grace <= 0 {
+		grace = DefaultStopGrace
+	}
+	// A grandchild that keeps the output pipe open must not block Wait
+	// forever once the group is gone.
+	cmd.WaitDelay = grace
+	if err := cmd.Start(); err != nil {
+		if file != nil {
+			file.Close()
+		}
+		return nil, fmt.Errorf("server.command %s: %w", fingerprint.JoinArgv(fingerprint.RedactArgv(cfg.Command[:1])), err)
+	}
+	p := &Process{cmd: cmd, pgid: cmd.Process.Pid, log: log, file: file, grace: grace, url: cfg.URL, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.waitErr = err
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// mergeEnv returns base with overrides applied, overrides in sorted order
+// so the child's environment is deterministic.
+func mergeEnv(base []string, overrides map[string]string) []string {
+	out := make([]string, 0, len(base)+len(overrides))
+	for _, kv := range base {
+		name := kv
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				name = kv[:i]
+				break
+			}
+		}
+		if _, over := overrides[name]; !over {
+			out = append(out, kv)
+		}
+	}
+	names := make([]string, 0, len(overrides))
+	for k := range overrides {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		out = append(out, k+"="+overrides[k])
+	}
+	return out
+}
+
+// secrets lists values that must not appear in a log tail: secret-looking
+// server.env values and the values of secret-looking flags.
+func secrets(cfg Config) []string {
+	var out []string
+	for k, v := range cfg.Env {
+		if fingerprint.Secret(k) && len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	red := fingerprint.RedactArgv(cfg.Command)
+	for i, a := range cfg.Command {
+		if red[i] != a {
+			if _, v, ok := cutEq(a); ok {
+				a = v
+			}
+			if len(a) >= 4 {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+func cutEq(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '=' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// Pid is the server's process id, also its process group id.
+func (p *Process) Pid() int { return p.pgid }
+
+// Done is closed when the server process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err returns nil while the server runs, and an *ExitError after it exited.
+func (p *Process) Err() error {
+	select {
+	case <-p.done:
+		return &ExitError{Err: p.waitErr, Tail: p.Tail(40)}
+	default:
+		return nil
+	}
+}
+
+// Tail returns the last n lines of the server's output, with secrets
+// from server.env and the command line redacted.
+func (p *Process) Tail(n int) string { return p.log.Tail(n) }
+
+// Stop ends the server: SIGTERM to the whole process group, SIGKILL after
+// the grace period, then waits for the process. Processes of the group that
+// outlive the leader (workers of a crashed server) are killed as well. It
+// is safe to call more than once and after the server died.
+func (p *Process) Stop() error {
+	p.stopOnce.Do(func() {
+		p.stopErr = p.stop()
+	})
+	return p.stopErr
+}
+
+func (p *Process) stop() error {
+	_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+	timer := time.NewTimer(p.grace)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+	case <-timer.C:
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		<-p.done
+	}
+	// The leader is gone; give the rest of its group the same grace.
+	deadline := time.Now().Add(p.grace)
+	for groupAlive(p.pgid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var errs []error
+	if p.file != nil {
+		if err := p.file.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("server.log: %w", err))
+		}
+	}
+	if err := p.log.err(); err != nil {
+		errs = append(errs, fmt.Errorf("server.log: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Wait blocks until ctx ends or the server exits, whichever comes first,
+// and returns the server's *ExitError if it exited.
+func (p *Process) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

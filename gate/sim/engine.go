@@ -1,0 +1,188 @@
+package sim
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxLag is how far behind its schedule the engine may fall before it stops
+// catching up. Steps are timed with absolute deadlines (the next step starts
+// when the previous one was due to end, not when the sleep returned), so
+// timer overshoot does not accumulate into TPOT; but after a long stall
+// (an overloaded machine) the engine restarts from "now" instead of emitting
+// a burst of back-dated steps.
+const maxLag = 20 * time.Millisecond
+
+// engine runs the core on one goroutine in real time. HTTP handlers talk to
+// it only through submit and abort, which never block on the engine.
+type engine struct {
+	core *core
+	cfg  func() *Config
+	met  *metricsState
+
+	mu         sync.Mutex
+	inbox      []*seq
+	aborts     []*seq
+	resetCache bool
+
+	wake chan struct{}
+	quit chan struct{}
+	done chan struct{}
+	once sync.Once
+
+	running atomic.Int64
+	waiting atomic.Int64
+	kvUsage atomic.Uint64 // float64 bits, fraction of KV blocks in use
+}
+
+func newEngine(c *core, cfg func() *Config, met *metricsState) *engine {
+	e := &engine{core: c, cfg: cfg, met: met, wake: make(chan struct{}, 1),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	go e.run()
+	return e
+}
+
+func (e *engine) signal() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *engine) submit(seqs ...*seq) {
+	e.mu.Lock()
+	e.inbox = append(e.inbox, seqs...)
+	e.mu.Unlock()
+	e.waiting.Add(int64(len(seqs)))
+	e.signal()
+}
+
+func (e *engine) abort(seqs ...*seq) {
+	e.mu.Lock()
+	for _, s := range seqs {
+		if !s.aborted.Swap(true) {
+			e.aborts = append(e.aborts, s)
+		}
+	}
+	e.mu.Unlock()
+	e.signal()
+}
+
+func (e *engine) resetPrefixCache() {
+	e.mu.Lock()
+	e.resetCache = true
+	e.mu.Unlock()
+	e.signal()
+}
+
+// stop ends the engine goroutine and waits for it.
+func (e *engine) stop() {
+	e.once.Do(func() { close(e.quit) })
+	<-e.done
+}
+
+// drain moves submitted and aborted sequences into the core. It returns the
+// latest arrival among the new sequences, so a step never starts before a
+// request it serves arrived.
+func (e *engine) drain() (latest time.Time) {
+	e.mu.Lock()
+	inbox, aborts, reset := e.inbox, e.aborts, e.resetCache
+	e.inbox, e.aborts, e.resetCache = nil, nil, false
+	e.mu.Unlock()
+	for _, s := range inbox {
+		if !s.aborted.Load() {
+			e.core.waiting = append(e.core.waiting, s)
+			latest = maxTime(latest, s.arrival)
+		}
+	}
+	for _, s := range aborts {
+		if !s.finished {
+			e.core.abort(s)
+			e.met.aborted(s, time.Now())
+		}
+	}
+	if reset {
+		e.core.cache.reset()
+	}
+	return latest
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func (e *engine) run() {
+	defer close(e.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var prevEnd time.Time
+	for {
+		latest := e.drain()
+		e.publish()
+		if e.core.idle() {
+			prevEnd = time.Time{}
+			select {
+			case <-e.wake:
+				continue
+			case <-e.quit:
+				return
+			}
+		}
+		cfg := e.cfg()
+		e.met.mu.Lock()
+		b := e.core.schedule(cfg)
+		e.met.mu.Unlock()
+		if len(b.seqs) == 0 {
+			// Nothing fits (every seat or block is taken by sequences that
+			// cannot advance); wait for an abort or a config change.
+			prevEnd = time.Time{}
+			select {
+			case <-e.wake:
+				continue
+			case <-e.quit:
+				return
+			}
+		}
+		now := time.Now()
+		start := maxTime(prevEnd, latest)
+		if start.IsZero() || now.Sub(start) > maxLag {
+			start = now
+		}
+		end := start.Add(e.core.cost(cfg, &b, start))
+		if wait := time.Until(end); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-e.quit:
+				timer.Stop()
+				return
+			}
+		}
+		// Tokens are stamped with the real time they are handed over, which
+		// is what a client can observe; the schedule continues from end.
+		at := time.Now()
+		e.met.mu.Lock()
+		e.core.complete(cfg, &b, at)
+		e.met.mu.Unlock()
+		prevEnd = end
+	}
+}
+
+// publish updates the gauges read by /metrics and Stats.
+func (e *engine) publish() {
+	e.running.Store(int64(len(e.core.running)))
+	e.waiting.Store(int64(len(e.core.waiting)))
+	total := e.core.cache.capacity
+	u := 0.0
+	if total > 0 {
+		u = float64(e.core.used) / float64(total)
+	}
+	e.kvUsage.Store(math.Float64bits(u))
+}
+
+func (e *engine) kvUsageValue() float64 { return math.Float64frombits(e.kvUsage.Load()) }

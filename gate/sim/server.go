@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options are the parts of a server that are not knobs: callbacks into the
+// program that hosts it.
+type Options struct {
+	// OnExit is called once, on its own goroutine, when the
+	// faults.exit_after_requests limit is passed. `perfgate sim` exits the
+	// process from it; the library itself never exits.
+	OnExit func()
+}
+
+// Server is the simulated vLLM server. It is an http.Handler; Close stops
+// its engine goroutine.
+type Server struct {
+	cfg      atomic.Pointer[Config]
+	updateMu sync.Mutex
+	opts     Options
+	born     time.Time
+	eng      *engine
+	met      *metricsState
+	routes   map[string]map[string]http.HandlerFunc
+	received atomic.Int64
+
+	faultMu   sync.Mutex
+	faultRand *rand.Rand
+	faultSeed uint64
+	exitOnce  sync.Once
+}
+
+var _ http.Handler = (*Server)(nil)
+
+// New starts a simulator with cfg. It panics if cfg is invalid, like
+// regexp.MustCompile; use NewServer to get the error instead.
+func New(cfg Config) *Server {
+	s, err := NewServer(cfg, Options{})
+	if err != nil {
+		panic("sim.New: " + err.Error())
+	}
+	return s
+}
+
+// NewServer starts a simulator with cfg and opts, or reports why cfg is
+// invalid.
+func NewServer(cfg Config, opts Options) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid simulator config: %w", err)
+	}
+	s := &Server{opts: opts, born: time.Now(), met: newMetricsState()}
+	c := cfg
+	s.cfg.Store(&c)
+	s.faultSeed = cfg.Seed
+	s.faultRand = newRand(cfg.Seed, 2)
+	core := newCore(cfg.Seed, s.born, s.met)
+	core.received = s.received.Load
+	s.eng = newEngine(core, s.cfg.Load, s.met)
+	s.routes = map[string]map[string]http.HandlerFunc{
+		"/v1/completions":      {http.MethodPost: s.handleCompletions},
+		"/v1/chat/completions": {http.MethodPost: s.handleChat},
+		"/v1/models":           {http.MethodGet: s.handleModels},
+		"/health":              {http.MethodGet: s.handleHealth},
+		"/version":             {http.MethodGet: s.handleVersion},
+		"/metrics":             {http.MethodGet: s.handleMetrics},
+		"/tokenize":            {http.MethodPost: s.handleTokenize},
+		"/reset_prefix_cache":  {http.MethodPost: s.handleResetPrefixCache},
+		"/sim/config":          {http.MethodGet: s.handleGetConfig, http.MethodPost: s.handleSetConfig},
+		"/sim/stats":           {http.MethodGet: s.handleStats},
+	}
+	return s, nil
+}
+
+// Close stops the engine goroutine. Requests still streaming end with an
+// in-stream error; new ones get 503. It is safe to call more than once.
+func (s *Server) Close() { s.eng.stop() }
+
+// Config returns a copy of the current configuration.
+func (s *Server) Config() Config { return *s.cfg.Load() }
+
+// Update changes the configuration at run time: fn edits a copy, which is
+// validated and then used from the next engine step on.
+func (s *Server) Update(fn func(*Config)) error {
+	s.updateMu.Lock()
+	defer s.updateMu.Unlock()
+	c := *s.cfg.Load()
+	fn(&c)
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("invalid simulator config: %w", err)
+	}
+	s.cfg.Store(&c)
+	s.eng.signal()
+	return nil
+}
+
+// Stats returns a snapshot of the server's counters.
+func (s *Server) Stats() Stats {
+	st := s.met.snapshot(s.eng)
+	st.Received = s.received.Load()
+	return st
+}
+
+// Records returns the ground truth of the most recent finished or aborted
+// sequences (up to 20000), oldest first.
+func (s *Server) Records() []Record { return s.met.recordsCopy() }
+
+// ServeHTTP routes a request; unknown paths and methods answer like
+// FastAPI does in vLLM ({"detail": "Not Found"} / "Method Not Allowed").
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	methods, ok := s.routes[r.URL.Path]
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
+		return
+	}
+	h, ok := methods[r.Method]
+	if !ok {
+		for m := range methods {
+			w.Header().Set("Allow", m)
+		}
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
+		return
+	}
+	h(w, r)
+}
+
+func (s *Server) stopped() bool {
+	select {
+	case <-s.eng.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"encoding failed","type":"InternalServerError","param":null,"code":500}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// apiError is vLLM's error body: {"error": {message, type, param, code}}.
+type apiError struct {
+	Error errorInfo `json:"error"`
+}
+
+type errorInfo struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    int     `json:"code"`
+}
+
+var errorTypes = map[int]string{
+	http.StatusBadRequest:          "BadRequestError",
+	http.StatusNotFound:            "NotFoundError",
+	http.StatusTooManyRequests:     "RateLimitError",
+	http.StatusInternalServerError: "InternalServerError",
+	http.StatusServiceUnavailable:  "ServiceUnavailableError",
+}
+
+func newAPIError(status int, msg string) apiError {
+	return apiError{Error: errorInfo{Message: msg, Type: errorTypes[status], Code: status}}
+}
+
+func writeError(w http.ResponseWriter, status int, format string, args ...any) {
+	writeJSON(w, status, newAPIError(status, fmt.Sprintf(format, args...)))
+}

@@ -1,0 +1,215 @@
+package sim
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// writeStream frames the request's output as vLLM does: token chunks (chat:
+// a role chunk first), finish_reason on each choice's last token chunk, a
+// usage chunk with "choices": [] when asked, then "data: [DONE]". All chunks
+// that are ready when the handler wakes go out in one write and one flush:
+// they stay separate SSE events, the write is just cheaper.
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
+		return
+	}
+	var (
+		buf      = make([]byte, 0, 1024)
+		pending  []chunk
+		totals   = make([]int, len(j.seqs)) // completion tokens per choice
+		written  int                        // token chunks' tokens sent, all choices
+		started  = make([]bool, len(j.seqs))
+		done     int
+		stalled  bool
+		events   int64
+		flushOut = func() bool {
+			if len(buf) == 0 {
+				return true
+			}
+			_, err := w.Write(buf)
+			buf = buf[:0]
+			if err == nil {
+				err = rc.Flush()
+			}
+			s.met.count(func(m *metricsState) { m.events += events })
+			events = 0
+			return err == nil
+		}
+	)
+	for done < len(j.seqs) {
+		select {
+		case <-j.out.notify:
+		case <-r.Context().Done():
+			return
+		case <-s.eng.quit:
+			buf = appendErrorEvent(buf, http.StatusServiceUnavailable, "engine is shut down")
+			buf = append(buf, "data: [DONE]\n\n"...)
+			flushOut()
+			return
+		}
+		pending = j.out.take(pending)
+		for _, c := range pending {
+			if due(j.faults.streamErrorAt, written) {
+				s.met.fault(faultStreamError)
+				buf = appendErrorEvent(buf, http.StatusInternalServerError, "simulated engine error after "+strconv.Itoa(written)+" tokens")
+				buf = append(buf, "data: [DONE]\n\n"...)
+				flushOut()
+				return
+			}
+			if due(j.faults.dropAt, written) {
+				flushOut()
+				s.met.fault(faultDrop)
+				s.eng.abort(j.seqs...)
+				panic(http.ErrAbortHandler) // net/http closes the connection mid-stream
+			}
+			if !stalled && due(j.faults.stallAt, written) {
+				stalled = true
+				if !flushOut() {
+					return
+				}
+				s.met.fault(faultStall)
+				if !s.sleep(r, j.faults.stallFor) {
+					return
+				}
+			}
+			if j.chat && !started[c.index] {
+				buf = j.appendChunk(buf, chunk{}, c.index, true, 0)
+			}
+			started[c.index] = true
+			totals[c.index] = c.total
+			buf = j.appendChunk(buf, c, c.index, false, len(j.seqs[c.index].prompt))
+			events++
+			written += c.tokens
+			if c.finish != "" {
+				done++
+			}
+		}
+		if !flushOut() {
+			return
+		}
+	}
+	if j.usage {
+		prompt, completion := 0, 0
+		for i, sq := range j.seqs {
+			prompt += len(sq.prompt)
+			completion += totals[i]
+		}
+		buf = j.appendHead(buf)
+		buf = append(buf, `[]`...)
+		buf = appendUsage(buf, prompt, completion)
+		buf = j.appendTail(buf)
+	}
+	buf = append(buf, "data: [DONE]\n\n"...)
+	flushOut()
+}
+
+// sleep waits d unless the client leaves or the server closes.
+func (s *Server) sleep(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.eng.quit:
+	}
+	return false
+}
+
+// appendHead writes `data: {"id":...,"model":...,"choices":` for a chunk.
+func (j *job) appendHead(buf []byte) []byte {
+	buf = append(buf, `data: {"id":`...)
+	buf = appendString(buf, j.id)
+	if j.chat {
+		buf = append(buf, `,"object":"chat.completion.chunk","created":`...)
+	} else {
+		buf = append(buf, `,"object":"text_completion","created":`...)
+	}
+	buf = strconv.AppendInt(buf, j.created, 10)
+	buf = append(buf, `,"model":`...)
+	buf = appendString(buf, j.model)
+	return append(buf, `,"choices":`...)
+}
+
+// appendTail adds the optional send-time stamp and ends the event.
+func (j *job) appendTail(buf []byte) []byte {
+	if j.stamp {
+		buf = append(buf, `,"sim_sent_ns":`...)
+		buf = strconv.AppendInt(buf, time.Now().UnixNano(), 10)
+	}
+	return append(buf, "}\n\n"...)
+}
+
+// appendChunk writes one token chunk (or, with role set, chat's opening
+// role chunk) for choice index.
+func (j *job) appendChunk(buf []byte, c chunk, index int, role bool, promptTokens int) []byte {
+	buf = j.appendHead(buf)
+	buf = append(buf, `[{"index":`...)
+	buf = strconv.AppendInt(buf, int64(index), 10)
+	switch {
+	case role:
+		buf = append(buf, `,"delta":{"role":"assistant","content":""}`...)
+	case j.chat:
+		buf = append(buf, `,"delta":{"content":`...)
+		buf = appendString(buf, c.text)
+		buf = append(buf, '}')
+	default:
+		buf = append(buf, `,"text":`...)
+		buf = appendString(buf, c.text)
+	}
+	buf = append(buf, `,"logprobs":null,"finish_reason":`...)
+	buf = appendNullable(buf, c.finish)
+	buf = append(buf, `,"stop_reason":`...)
+	buf = appendNullable(buf, c.stopReason)
+	buf = append(buf, "}]"...)
+	if j.continuous && !role {
+		buf = appendUsage(buf, promptTokens, c.total)
+	}
+	return j.appendTail(buf)
+}
+
+func appendUsage(buf []byte, prompt, completion int) []byte {
+	buf = append(buf, `,"usage":{"prompt_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(prompt), 10)
+	buf = append(buf, `,"total_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(prompt+completion), 10)
+	buf = append(buf, `,"completion_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(completion), 10)
+	return append(buf, '}')
+}
+
+func appendNullable(buf []byte, s string) []byte {
+	if s == "" {
+		return append(buf, "null"...)
+	}
+	return appendString(buf, s)
+}
+
+// appendString writes s as a JSON string. The generated vocabulary needs no
+// escaping, so the common case is a plain copy.
+func appendString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			b, _ := json.Marshal(s)
+			return append(buf, b...)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
+}
+
+func appendErrorEvent(buf []byte, status int, msg string) []byte {
+	b, _ := json.Marshal(newAPIError(status, msg))
+	buf = append(buf, "data: "...)
+	buf = append(buf, b...)
+	return append(buf, "\n\n"...)
+}
