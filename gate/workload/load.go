@@ -99,6 +99,18 @@ func (l Loader) LoadPaths(paths []string) ([]*Manifest, error) {
 	return all, nil
 }
 
+// containsYAML reports whether a directory's files were already listed
+// (the same directory named twice is not empty the second time).
+func containsYAML(dir string, seen map[string]bool) bool {
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	for f := range seen {
+		if strings.HasPrefix(f, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // Files lists the workload files named by paths: files as given,
 // directories walked recursively for *.yaml and *.yml (hidden directories
 // skipped) in lexical order. A file named twice is listed once.
@@ -121,6 +133,7 @@ func Files(paths []string) ([]string, error) {
 			add(p)
 			continue
 		}
+		before := len(out)
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -138,6 +151,9 @@ func Files(paths []string) ([]string, error) {
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(out) == before && !containsYAML(p, seen) {
+			return nil, fmt.Errorf("%s: no *.yaml or *.yml workload files in the directory", p)
 		}
 	}
 	return out, nil
