@@ -248,6 +248,20 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+func TestLoadMaxFollowsMinTrials(t *testing.T) {
+	l, err := Load(Options{Environ: []string{"PERFGATE_POLICY_MIN_TRIALS=15"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Config.Trials.Max != 15 {
+		t.Errorf("trials.max = %d, want 15 (follows min_trials when unset)", l.Config.Trials.Max)
+	}
+	// Set explicitly, a maximum below the minimum is still an error.
+	if _, err := Load(Options{Environ: []string{"PERFGATE_POLICY_MIN_TRIALS=15", "PERFGATE_TRIALS_MAX=12"}}); err == nil {
+		t.Error("trials.max 12 < min_trials 15 accepted")
+	}
+}
+
 func TestLoadMissingNamedFile(t *testing.T) {
 	_, err := Load(Options{File: filepath.Join(t.TempDir(), "nope.yaml")})
 	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
