@@ -34,9 +34,9 @@ func (s *stampReader) Read(p []byte) (int, error) {
 
 // exchange is one request on the wire and what came back.
 type exchange struct {
-	rec    metrics.Request
-	status int
-	finish string
+	rec     metrics.Request
+	status  int
+	finish  string
 	sawDone bool
 }
 
@@ -83,7 +83,7 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 	dec := sse.NewDecoder(sr)
 	var (
 		prev        time.Duration
-		cum         int  // cumulative completion tokens of the last token message
+		cum         int // cumulative completion tokens of the last token message
 		tokensKnown = true
 		multi       bool // some chunk carried a token count other than 1
 		usageSeen   bool
