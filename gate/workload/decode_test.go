@@ -75,6 +75,13 @@ func TestFilesListing(t *testing.T) {
 	if strings.Join(rel, ",") != "a.yml,b.yaml,sub/c.yaml" {
 		t.Errorf("files = %v", rel)
 	}
+	got, err = Files([]string{filepath.Join(dir, "*.y*ml"), filepath.Join(dir, "s?b")})
+	if err != nil || len(got) != 3 || filepath.Base(got[0]) != "a.yml" || filepath.Base(got[2]) != "c.yaml" {
+		t.Errorf("globs: %v, %v", got, err)
+	}
+	if _, err := Files([]string{filepath.Join(dir, "*.json")}); err == nil || !strings.Contains(err.Error(), "*.json: no such file") {
+		t.Errorf("glob without matches: %v", err)
+	}
 	empty := t.TempDir()
 	os.Mkdir(filepath.Join(empty, "x"), 0o755)
 	if _, err := Files([]string{empty}); err == nil || !strings.Contains(err.Error(), "no *.yaml or *.yml workload files") {

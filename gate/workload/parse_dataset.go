@@ -30,8 +30,9 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 		v := fl.value
 		switch fl.key {
 		case "kind":
+			n0 := len(d.errs)
 			ds.Kind = d.str(v, "dataset.kind")
-			if _, ok := datasetKeys[ds.Kind]; !ok && ds.Kind != "" {
+			if _, ok := datasetKeys[ds.Kind]; !ok && len(d.errs) == n0 {
 				d.errorf(v.Line, "dataset.kind must be random, prefix-repetition, sharegpt or jsonl, got %q", ds.Kind)
 			}
 		case "input_tokens":
