@@ -94,6 +94,9 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 	for dec.Next() {
 		at := sr.last
 		ev := dec.Event()
+		if c.onEvent != nil {
+			c.onEvent(anchor, at, ev.Data)
+		}
 		if ev.Done {
 			x.sawDone = true
 			break

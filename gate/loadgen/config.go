@@ -101,6 +101,10 @@ func (c Config) withDefaults() Config {
 type client struct {
 	http   *http.Client
 	apiKey string
+	// onEvent, when set (tests and benchmarks only), sees every event
+	// with its arrival time, e.g. to compare it with the simulator's send
+	// stamp.
+	onEvent func(anchor time.Time, at time.Duration, data []byte)
 }
 
 // newTransport returns a keep-alive transport that holds conns idle

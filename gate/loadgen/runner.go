@@ -27,6 +27,8 @@ type Runner struct {
 	detail  sync.Mutex      // serialises writes to cfg.Detailed
 	// detailErr is the first error writing detailed records.
 	detailErr error
+	// onEvent is passed to clients (tests and benchmarks only).
+	onEvent func(anchor time.Time, at time.Duration, data []byte)
 }
 
 // New checks cfg and returns a Runner.
@@ -48,7 +50,7 @@ func New(cfg Config) (*Runner, error) {
 // large as m's concurrency (or its request count when unlimited).
 func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if r.cfg.Client != nil {
-		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey}
+		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
 	}
 	conns := m.Concurrency
 	if conns <= 0 {
@@ -60,7 +62,7 @@ func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if c, ok := r.clients[conns]; ok {
 		return c
 	}
-	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey}
+	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
 	r.clients[conns] = c
 	return c
 }

@@ -248,3 +248,35 @@ func TestHealthFailsMidRun(t *testing.T) {
 		t.Errorf("cancelled watch sent %v", err)
 	}
 }
+
+func TestLaunch(t *testing.T) {
+	cfg := helperConfig(t, "ok")
+	cfg.ReadyTimeout = 20 * time.Second
+	p, info, err := Launch(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Version != "0.0.0-test" {
+		t.Errorf("info = %+v", info)
+	}
+	p.Stop()
+
+	// A server that never gets ready is stopped by Launch itself.
+	cfg = helperConfig(t, "slow=1h")
+	cfg.ReadyTimeout = 300 * time.Millisecond
+	p, _, err = Launch(context.Background(), cfg, nil)
+	var nr *NotReadyError
+	if !errors.As(err, &nr) || p != nil {
+		t.Fatalf("Launch of a never-ready server: %v, %v", p, err)
+	}
+}
+
+func TestParseEnv(t *testing.T) {
+	env, err := ParseEnv([]string{"CUDA_VISIBLE_DEVICES=0,1", "EMPTY=", "X=a=b"})
+	if err != nil || env["CUDA_VISIBLE_DEVICES"] != "0,1" || env["EMPTY"] != "" || env["X"] != "a=b" {
+		t.Errorf("ParseEnv = %v, %v", env, err)
+	}
+	if _, err := ParseEnv([]string{"A=1", "hf_secretvalue"}); err == nil || !strings.Contains(err.Error(), `entry 2 ("hf_...")`) {
+		t.Errorf("bad entry: %v", err)
+	}
+}
