@@ -302,3 +302,14 @@ func FuzzCheckFile(f *testing.F) {
 		}
 	})
 }
+
+// TestExampleFileLoads keeps the documented example valid.
+func TestExampleFileLoads(t *testing.T) {
+	l, err := Load(Options{File: filepath.Join("..", "..", "examples", "perfgate.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Config.Profile != "h100-llama8b" || len(l.Config.Policy.Gated) == 0 || l.Config.Server.URL == "" {
+		t.Errorf("example loaded as %+v", l.Config)
+	}
+}
