@@ -4,7 +4,7 @@ BIN       ?= bin/perfgate
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/perfgate/perfgate/gate/cli.Version=$(VERSION)
 
-.PHONY: help build test lint vet fmt-check bench demo clean
+.PHONY: help build test lint vet fmt-check bench fuzz demo clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -26,6 +26,14 @@ fmt-check:
 
 bench: ## Go benchmarks (speed and memory targets live here, not in unit tests)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+FUZZTIME ?= 30s
+fuzz: ## run each fuzz target for FUZZTIME (default 30s)
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
 
 clean:
 	rm -rf bin

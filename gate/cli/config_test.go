@@ -45,3 +45,16 @@ func TestConfigCommandInvalid(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+func TestConfigCommandGet(t *testing.T) {
+	t.Setenv("PERFGATE_PROFILE", "from-env")
+	var out, errb bytes.Buffer
+	if code := Main(context.Background(), []string{"config", "--get", "profile"}, Streams{Out: &out, Err: &errb}); code != ExitPass || out.String() != "from-env\n" {
+		t.Errorf("config --get profile: exit %d, out %q, err %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := Main(context.Background(), []string{"config", "--get", "polcy.alpha"}, Streams{Out: &out, Err: &errb}); code != ExitInvalid || !strings.Contains(errb.String(), `did you mean "policy.alpha"`) {
+		t.Errorf("config --get typo: exit %d, err %q", code, errb.String())
+	}
+}

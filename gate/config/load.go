@@ -106,6 +106,12 @@ func Load(opts Options) (*Loaded, error) {
 	if l.File != "" {
 		resolvePaths(&l.Config, l)
 	}
+	// An unset trials.max follows a raised policy.min_trials (e.g. the
+	// Action's trials input), instead of failing validation against the
+	// default maximum the user never chose.
+	if _, set := l.Sources["trials.max"]; !set && l.Config.Trials.Max < l.Config.Policy.MinTrials {
+		l.Config.Trials.Max = l.Config.Policy.MinTrials
+	}
 	if problems := l.Config.problems(); len(problems) > 0 {
 		errs := make([]error, len(problems))
 		for i, p := range problems {

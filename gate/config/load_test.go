@@ -248,6 +248,20 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+func TestLoadMaxFollowsMinTrials(t *testing.T) {
+	l, err := Load(Options{Environ: []string{"PERFGATE_POLICY_MIN_TRIALS=15"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Config.Trials.Max != 15 {
+		t.Errorf("trials.max = %d, want 15 (follows min_trials when unset)", l.Config.Trials.Max)
+	}
+	// Set explicitly, a maximum below the minimum is still an error.
+	if _, err := Load(Options{Environ: []string{"PERFGATE_POLICY_MIN_TRIALS=15", "PERFGATE_TRIALS_MAX=12"}}); err == nil {
+		t.Error("trials.max 12 < min_trials 15 accepted")
+	}
+}
+
 func TestLoadMissingNamedFile(t *testing.T) {
 	_, err := Load(Options{File: filepath.Join(t.TempDir(), "nope.yaml")})
 	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
@@ -285,6 +299,52 @@ func FuzzCheckFile(f *testing.F) {
 		_, err := Load(Options{File: p})
 		if err != nil && strings.HasPrefix(err.Error(), "config: ") {
 			t.Fatalf("checked file failed to decode: %v\n%s", err, data)
+		}
+	})
+}
+
+// TestExampleFileLoads keeps the documented example valid.
+func TestExampleFileLoads(t *testing.T) {
+	l, err := Load(Options{File: filepath.Join("..", "..", "examples", "perfgate.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Config.Profile != "h100-llama8b" || len(l.Config.Policy.Gated) == 0 || l.Config.Server.URL == "" {
+		t.Errorf("example loaded as %+v", l.Config)
+	}
+}
+
+// FuzzParseText checks the environment/flag value parser for every kind of
+// setting: no panics, and accepted lists and maps hold no empty entries.
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{"a,b", " a , ,b", "tpot_ms.p50=0.03,x=1", "=1", "10m", "true", "0.5", "vllm serve 'm x'", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, s := range schema {
+			if s.kind == kindSection {
+				continue
+			}
+			v, err := parseText(s, text)
+			if err != nil {
+				continue
+			}
+			switch x := v.(type) {
+			case []string:
+				if s.kind == kindList {
+					for _, item := range x {
+						if item == "" {
+							t.Fatalf("%s: empty list item from %q", s.key, text)
+						}
+					}
+				}
+			case map[string]any:
+				for k := range x {
+					if k == "" {
+						t.Fatalf("%s: empty map key from %q", s.key, text)
+					}
+				}
+			}
 		}
 	})
 }

@@ -162,3 +162,34 @@ func encodeValue(v reflect.Value) *yaml.Node {
 	}
 	return scalar(fmt.Sprint(v.Interface()), "!!str")
 }
+
+// Value returns the text form of one setting of l, redacted like Print:
+// a list or command is one item per line, a map "id=value" per line. It is
+// what `perfgate config --get KEY` prints for scripts such as action.yml.
+func Value(l *Loaded, key string) (string, error) {
+	s, ok := schemaByKey[key]
+	if !ok || s.kind == kindSection {
+		msg := fmt.Sprintf("unknown setting %q", key)
+		if hint := suggest(key); hint != "" && schemaByKey[hint].kind != kindSection {
+			msg += fmt.Sprintf(" (did you mean %q?)", hint)
+		}
+		return "", fmt.Errorf("%s", msg)
+	}
+	v := reflect.ValueOf(l.Config.Redacted()).FieldByIndex(s.index)
+	n := encodeValue(v)
+	switch n.Kind {
+	case yaml.SequenceNode:
+		var lines []string
+		for _, item := range n.Content {
+			lines = append(lines, item.Value)
+		}
+		return strings.Join(lines, "\n"), nil
+	case yaml.MappingNode:
+		var lines []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			lines = append(lines, n.Content[i].Value+"="+n.Content[i+1].Value)
+		}
+		return strings.Join(lines, "\n"), nil
+	}
+	return n.Value, nil
+}

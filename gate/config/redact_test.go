@@ -67,3 +67,33 @@ func TestPrintGolden(t *testing.T) {
 		t.Errorf("Print output differs from %s (run with -update):\n%s", golden, got)
 	}
 }
+
+func TestValue(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "perfgate.yaml", fullFile)
+	l, err := Load(Options{File: file, Environ: []string{"PERFGATE_GITHUB_TOKEN=ghs_x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"profile":              "h100-llama",
+		"baselines":            filepath.Join(dir, "base"),
+		"trials.budget":        "45m0s",
+		"policy.alpha":         "0.01",
+		"github.comment":       "false",
+		"github.token":         Redacted,
+		"server.env":           "CUDA_VISIBLE_DEVICES=0\nHF_TOKEN=" + Redacted,
+		"policy.tolerances":    "tpot_ms.p50=0.03\nttft_ms.p99=0.08",
+		"server.ready_timeout": "1m30s",
+	} {
+		got, err := Value(l, key)
+		if err != nil || got != want {
+			t.Errorf("Value(%s) = %q, %v; want %q", key, got, err, want)
+		}
+	}
+	for _, bad := range []string{"server", "profil", "nope"} {
+		if _, err := Value(l, bad); err == nil {
+			t.Errorf("Value(%q) succeeded", bad)
+		}
+	}
+}

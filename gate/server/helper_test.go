@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +35,28 @@ func TestMain(m *testing.M) {
 		helperServer(mode)
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
+}
+
+// perfgateBin is the real perfgate binary, built once for the tests that
+// launch `perfgate sim` as the server under test.
+var perfgateBin string
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "perfgate-server-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	perfgateBin = filepath.Join(dir, "perfgate")
+	build := exec.Command("go", "build", "-o", perfgateBin, "github.com/perfgate/perfgate/cmd/perfgate")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building perfgate for the simulator tests:", err)
+		return 1
+	}
+	return m.Run()
 }
 
 func helperServer(mode string) {

@@ -227,3 +227,46 @@ func sortedRuleIDs(rules map[string]Rule) []string {
 	sort.Strings(ids)
 	return ids
 }
+
+// Configure applies the config file's policy keys: gated, when not empty,
+// replaces the set of gated metrics (each keeping its current or default
+// tolerance); tolerances then override per metric (a metric given a
+// tolerance but not gated is shown with that tolerance, ungated). Unknown
+// metric ids are errors.
+func (p *Policy) Configure(gated []string, tolerances map[string]float64) error {
+	byID := map[string]Rule{}
+	for _, r := range p.Rules {
+		byID[r.Metric] = r
+	}
+	if len(gated) > 0 {
+		next := map[string]Rule{}
+		for _, id := range gated {
+			if _, ok := metrics.Lookup(id); !ok {
+				return fmt.Errorf("policy.gated: unknown metric %q", id)
+			}
+			r, ok := byID[id]
+			if !ok {
+				r = Rule{Metric: id, Tolerance: DefaultTolerance(id)}
+			}
+			r.Gated = true
+			next[id] = r
+		}
+		byID = next
+	}
+	for id, tol := range tolerances {
+		if _, ok := metrics.Lookup(id); !ok {
+			return fmt.Errorf("policy.tolerances: unknown metric %q", id)
+		}
+		if tol <= 0 {
+			return fmt.Errorf("policy.tolerances.%s: %v must be positive", id, tol)
+		}
+		r := byID[id]
+		r.Metric, r.Tolerance = id, tol
+		byID[id] = r
+	}
+	p.Rules = p.Rules[:0:0]
+	for _, id := range sortedRuleIDs(byID) {
+		p.Rules = append(p.Rules, byID[id])
+	}
+	return p.Validate()
+}

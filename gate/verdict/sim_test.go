@@ -37,10 +37,9 @@ func (s simCounts) rate(n int) float64 { return float64(n) / float64(s.runs) }
 // simulate runs gate comparisons with log-normal trials (CV simCV) and,
 // when inject is set, multiplies metric inject of workload w00 by factor in
 // the candidate.
-func simulate(t *testing.T, seed uint64, runs int, inject string, factor float64) simCounts {
+func simulate(t *testing.T, p Policy, seed uint64, runs int, inject string, factor float64) simCounts {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
-	p := DefaultPolicy()
 	var s simCounts
 	for r := 0; r < runs; r++ {
 		var b, c []*result.Result
@@ -96,7 +95,7 @@ func (s *simCounts) count(cmp *Comparison, inject string) {
 // rate up to 1.5 % is consistent with that.
 func TestSimulatedFalseAlarms(t *testing.T) {
 	runs := simRuns(t, 2000)
-	s := simulate(t, 1, runs, "", 1)
+	s := simulate(t, DefaultPolicy(), 1, runs, "", 1)
 	t.Logf("A/A, %d runs of %d workloads x %d gated metrics x %d trials, CV %.0f%%: any regression %.2f%%, pass %.1f%%, inconclusive %.1f%%",
 		s.runs, simWorkloads, len(DefaultGated), simTrials, 100*simCV, 100*s.rate(s.anyRegression), 100*s.rate(s.pass), 100*s.rate(s.inconclusive))
 	limit := 0.015
@@ -121,7 +120,7 @@ func TestSimulatedPower(t *testing.T) {
 		if metric == "ttft_ms.p99" {
 			factor = 1.12 // tail metrics have a 6 % tolerance
 		}
-		s := simulate(t, uint64(10+i), runs/2, metric, factor)
+		s := simulate(t, DefaultPolicy(), uint64(10+i), runs/2, metric, factor)
 		t.Logf("%s x%.3f: named %.1f%%, other cells named %.2f%% of %d runs", metric, factor, 100*s.rate(s.named), 100*s.rate(s.otherNamed), s.runs)
 		if s.rate(s.named) < 0.90 {
 			t.Errorf("%s x%.3f found and named in %.1f%% of runs, want >= 90%%", metric, factor, 100*s.rate(s.named))
@@ -132,13 +131,31 @@ func TestSimulatedPower(t *testing.T) {
 	}
 }
 
+// TestSimulatedPoolingMatters: without pooling (each cell tested with its
+// own 5 + 5 trials, Welch), the same 8 % regression is found far less
+// often: Holm's per-cell threshold then needs t of about 5 at ~8 degrees
+// of freedom. This is why the noise is pooled per metric.
+func TestSimulatedPoolingMatters(t *testing.T) {
+	runs := simRuns(t, 200)
+	own := DefaultPolicy()
+	own.MinPooledDF = 1 << 20 // never usable: every cell uses its own spread
+	pooled := simulate(t, DefaultPolicy(), 20, runs, "tpot_ms.p50", 1.08)
+	alone := simulate(t, own, 20, runs, "tpot_ms.p50", 1.08)
+	aa := simulate(t, own, 21, runs, "", 1)
+	t.Logf("tpot_ms.p50 x1.08, %d runs: named %.1f%% pooled vs %.1f%% per-cell Welch; per-cell Welch A/A false alarms %.2f%%",
+		runs, 100*pooled.rate(pooled.named), 100*alone.rate(alone.named), 100*aa.rate(aa.anyRegression))
+	if alone.rate(alone.named) > pooled.rate(pooled.named)-0.15 {
+		t.Errorf("per-cell Welch found %.1f%%, pooled %.1f%%: pooling should matter", 100*alone.rate(alone.named), 100*pooled.rate(pooled.named))
+	}
+}
+
 // TestSimulatedLooks: perfgate gate adds 5 candidate trials to every
 // workload with an inconclusive gated cell and compares again, up to
 // MaxLooks looks, against a fixed baseline. With alpha split evenly over
 // the looks, the A/A chance of a false regression at any look stays at most
 // alpha; an 8 % regression is still found with alpha/MaxLooks per look.
 func TestSimulatedLooks(t *testing.T) {
-	runs := simRuns(t, 400)
+	runs := simRuns(t, 200)
 	for _, sc := range []struct {
 		name       string
 		baseTrials int
@@ -146,6 +163,7 @@ func TestSimulatedLooks(t *testing.T) {
 	}{
 		{"A/A, baseline 5 trials", 5, ""},
 		{"A/A, baseline 10 trials", 10, ""},
+		{"A/A, baseline 20 trials", 20, ""},
 		{"tpot_ms.p50 x1.08, baseline 5 trials", 5, "tpot_ms.p50"},
 	} {
 		s, meanLooks := simulateLooks(t, 99, runs, sc.baseTrials, sc.inject, 1.08)
@@ -206,3 +224,61 @@ func values(m map[string]*result.Result) []*result.Result {
 }
 
 func reduced() bool { return testing.Short() || raceBuild }
+
+// TestSimulatedPassRule: pass means "the worsening is inside the
+// tolerance" with confidence 1-PassAlpha. A cell whose true worsening is
+// exactly its tolerance passes in at most PassAlpha of runs; unchanged
+// builds pass overall when the noise is small against the tolerance, and
+// stay inconclusive (not pass) when it is not.
+func TestSimulatedPassRule(t *testing.T) {
+	runs := simRuns(t, 200)
+	p := DefaultPolicy()
+	for _, sc := range []struct {
+		cv       float64
+		trials   int
+		factor   float64 // on tpot_ms.p50 of w00
+		minPass  float64 // overall pass rate at least
+		maxCell  float64 // w00/tpot_ms.p50 pass rate at most
+		describe string
+	}{
+		{0.01, 5, 1, 0.90, 1, "A/A, CV 1%, 5 trials"},
+		{0.02, 5, 1, 0, 1, "A/A, CV 2%, 5 trials"},
+		{0.02, 10, 1, 0, 1, "A/A, CV 2%, 10 trials"},
+		{0.02, 20, 1, 0.90, 1, "A/A, CV 2%, 20 trials"},
+		{0.02, 10, 1.03, 0, p.PassAlpha + 0.05, "tpot_ms.p50 +3% (= tolerance), CV 2%, 10 trials"},
+		{0.02, 5, 1.06, 0, 0.01, "tpot_ms.p50 +6% (2x tolerance), CV 2%, 5 trials"},
+	} {
+		rng := rand.New(rand.NewPCG(uint64(1000*sc.cv)+uint64(sc.trials), 11))
+		var pass, cellPass int
+		for r := 0; r < runs; r++ {
+			var b, c []*result.Result
+			for w := 0; w < simWorkloads; w++ {
+				cell := fmt.Sprintf("w%02d", w)
+				b = append(b, simArm(rng, cell, sc.trials, sc.cv, nil))
+				var f map[string]float64
+				if w == 0 && sc.factor != 1 {
+					f = map[string]float64{"tpot_ms.p50": sc.factor}
+				}
+				c = append(c, simArm(rng, cell, sc.trials, sc.cv, f))
+			}
+			cmp, err := Compare(b, c, p, Look{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmp.Verdict == Pass {
+				pass++
+			}
+			if cell := cellOf(cmp, "w00", "tpot_ms.p50"); cell.Outcome == Pass {
+				cellPass++
+			}
+		}
+		pr, cr := float64(pass)/float64(runs), float64(cellPass)/float64(runs)
+		t.Logf("%s, %d runs: overall pass %.1f%%, w00 tpot_ms.p50 pass %.1f%%", sc.describe, runs, 100*pr, 100*cr)
+		if pr < sc.minPass {
+			t.Errorf("%s: overall pass %.1f%% < %.0f%%", sc.describe, 100*pr, 100*sc.minPass)
+		}
+		if cr > sc.maxCell {
+			t.Errorf("%s: the changed cell passed in %.1f%% of runs > %.0f%%", sc.describe, 100*cr, 100*sc.maxCell)
+		}
+	}
+}

@@ -107,6 +107,8 @@ func withLine(data []byte, err error) error {
 		return fmt.Errorf("line %d: %w", lineAt(data, se.Offset), err)
 	case errors.As(err, &te):
 		return fmt.Errorf("line %d: %w", lineAt(data, te.Offset), err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("line %d: unexpected end of file (truncated JSON)", lineAt(data, int64(len(data))))
 	case errors.Is(err, io.EOF):
 		return errors.New("empty file: expected a JSON object")
 	}

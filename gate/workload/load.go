@@ -99,9 +99,23 @@ func (l Loader) LoadPaths(paths []string) ([]*Manifest, error) {
 	return all, nil
 }
 
+// containsYAML reports whether a directory's files were already listed
+// (the same directory named twice is not empty the second time).
+func containsYAML(dir string, seen map[string]bool) bool {
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	for f := range seen {
+		if strings.HasPrefix(f, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // Files lists the workload files named by paths: files as given,
 // directories walked recursively for *.yaml and *.yml (hidden directories
-// skipped) in lexical order. A file named twice is listed once.
+// skipped) in lexical order, and glob patterns (workloads/smoke/*.yaml, as
+// config files write them; no shell expands those) matched in lexical
+// order. A file named twice is listed once.
 func Files(paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -112,7 +126,7 @@ func Files(paths []string) ([]string, error) {
 			out = append(out, p)
 		}
 	}
-	for _, p := range paths {
+	for _, p := range expandGlobs(paths) {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, unwrapPath(err))
@@ -121,6 +135,7 @@ func Files(paths []string) ([]string, error) {
 			add(p)
 			continue
 		}
+		before := len(out)
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -139,6 +154,28 @@ func Files(paths []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(out) == before && !containsYAML(p, seen) {
+			return nil, fmt.Errorf("%s: no *.yaml or *.yml workload files in the directory", p)
+		}
 	}
 	return out, nil
+}
+
+// expandGlobs replaces each path holding glob metacharacters by its
+// matches. A pattern without matches is kept, so os.Stat reports it as
+// missing.
+func expandGlobs(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if strings.ContainsAny(p, "*?[") {
+			if _, err := os.Stat(p); err != nil { // not a file literally named so
+				if m, err := filepath.Glob(p); err == nil && len(m) > 0 {
+					out = append(out, m...)
+					continue
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -111,7 +111,7 @@ func (d *decoder) noAliases(n *yaml.Node) {
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 
-// file decodes the top-level mapping and applies defaults.
+// workload decodes the top-level mapping and applies defaults.
 func (d *decoder) workload(n *yaml.Node) *File {
 	f := &File{
 		API:     Completions,
@@ -132,17 +132,19 @@ func (d *decoder) workload(n *yaml.Node) *File {
 		case "name":
 			haveName = true
 			f.lines.name = fl.line
+			n0 := len(d.errs)
 			f.Name = d.text(v, "name")
-			if f.Name != "" && !namePattern.MatchString(f.Name) {
+			if len(d.errs) == n0 && !namePattern.MatchString(f.Name) {
 				d.errorf(v.Line, "name %q must be 1-100 letters, digits, '.', '_' or '-' (it names result files)", f.Name)
 			}
 		case "description":
 			f.Description = d.text(v, "description")
 		case "api":
-			switch s := d.str(v, "api"); s {
-			case string(Completions), string(Chat):
+			n0 := len(d.errs)
+			switch s := d.str(v, "api"); {
+			case len(d.errs) > n0:
+			case s == string(Completions) || s == string(Chat):
 				f.API = API(s)
-			case "":
 			default:
 				d.errorf(v.Line, "api must be completions or chat, got %q", s)
 			}

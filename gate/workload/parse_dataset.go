@@ -30,8 +30,9 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 		v := fl.value
 		switch fl.key {
 		case "kind":
+			n0 := len(d.errs)
 			ds.Kind = d.str(v, "dataset.kind")
-			if _, ok := datasetKeys[ds.Kind]; !ok && ds.Kind != "" {
+			if _, ok := datasetKeys[ds.Kind]; !ok && len(d.errs) == n0 {
 				d.errorf(v.Line, "dataset.kind must be random, prefix-repetition, sharegpt or jsonl, got %q", ds.Kind)
 			}
 		case "input_tokens":
@@ -63,6 +64,7 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 			f.lines.required = v.Line
 			ds.Required = d.boolean(v, "dataset.required")
 		case "token_ids":
+			f.lines.tokenIDs = fl.line
 			d.tokenIDs(v, &ds.TokenIDs)
 		}
 	}
@@ -175,6 +177,9 @@ func (d *decoder) crossCheck(f *File) {
 	ds, l := &f.Dataset, &f.Load
 	if f.Warmups < 0 {
 		f.Warmups = min(DefaultWarmups, l.Requests)
+	}
+	if f.lines.tokenIDs > 0 && f.API != Completions {
+		d.errorf(f.lines.tokenIDs, "dataset.token_ids only applies to the completions API (chat prompts are text)")
 	}
 	if ds.Kind == KindPrefixRepetition && ds.NumPrefixes > l.Requests {
 		line := f.lines.numPrefixes

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/merge"
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+func init() { register(newBaselineCmd) }
+
+// newBaselineCmd builds `perfgate baseline` and its `update` subcommand,
+// which promotes a finished, valid run to baselines/<profile>/.
+func newBaselineCmd(s *Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "baseline",
+		Short: "Manage stored baselines",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newBaselineUpdateCmd(s))
+	return cmd
+}
+
+type baselineUpdateOptions struct {
+	from, profile, root string
+	gitSHA, gitRef      string
+	req                 baseline.Requirements
+}
+
+func newBaselineUpdateCmd(s *Streams) *cobra.Command {
+	o := baselineUpdateOptions{req: baseline.DefaultRequirements()}
+	cmd := &cobra.Command{
+		Use:   "update --from DIR --profile P",
+		Short: "Promote a valid run's results to baselines/<profile>/",
+		Long: `update copies every result file of --from (a file, a directory of result
+files, or a perfgate output directory with results/) to
+<baselines>/<profile>/<cell>.json with provenance (git sha and ref, date,
+server version), and appends the trial values to
+<baselines>/<profile>/history/<cell>.jsonl.
+
+It refuses, writing nothing, when any run is incomplete, has fewer valid
+trials than --min-trials, or has more invalid trials than
+--max-invalid-share. --git-sha and --git-ref default to $GITHUB_SHA and
+$GITHUB_REF. Commit the changed files: a baseline change is a reviewed diff.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBaselineUpdate(s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.from, "from", "", "result file or directory to promote (required)")
+	f.StringVar(&o.profile, "profile", "", "baseline profile: hardware + model + serving config (required)")
+	f.StringVar(&o.root, "baselines", "baselines", "baseline store directory")
+	f.StringVar(&o.gitSHA, "git-sha", "", "commit the run measured (default $GITHUB_SHA)")
+	f.StringVar(&o.gitRef, "git-ref", "", "ref the run measured (default $GITHUB_REF)")
+	f.IntVar(&o.req.MinTrials, "min-trials", o.req.MinTrials, "fewest valid trials a cell needs")
+	f.Float64Var(&o.req.MaxInvalidShare, "max-invalid-share", o.req.MaxInvalidShare, "largest share of invalid trials a cell may have")
+	return cmd
+}
+
+func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
+	switch {
+	case o.from == "":
+		return exitf(ExitInvalid, "--from is required")
+	case o.profile == "":
+		return exitf(ExitInvalid, "--profile is required")
+	case o.req.MinTrials < 1:
+		return exitf(ExitInvalid, "--min-trials %d: must be at least 1", o.req.MinTrials)
+	case o.req.MaxInvalidShare < 0 || o.req.MaxInvalidShare > 1:
+		return exitf(ExitInvalid, "--max-invalid-share %v: must be in [0, 1]", o.req.MaxInvalidShare)
+	}
+	if err := baseline.ValidateProfile(o.profile); err != nil {
+		return exitf(ExitInvalid, "--profile: %w", err)
+	}
+	srcs, err := merge.Read([]string{o.from})
+	if err != nil {
+		return exitf(ExitInvalid, "--from: %w", err)
+	}
+	runs := make([]baseline.Run, len(srcs))
+	for i, src := range srcs {
+		runs[i] = baseline.Run{Source: src.Path, Result: src.Result}
+	}
+	prov := result.Provenance{
+		GitSHA:     baselineOrEnv(o.gitSHA, "GITHUB_SHA"),
+		GitRef:     baselineOrEnv(o.gitRef, "GITHUB_REF"),
+		PromotedAt: time.Now().UTC().Truncate(time.Second),
+		How:        "perfgate baseline update --from " + o.from,
+	}
+	store := baseline.Store{Root: o.root}
+	paths, err := store.Update(o.profile, runs, prov, o.req)
+	if err != nil {
+		if len(paths) == 0 {
+			return exitf(ExitInvalid, "baseline update: %w", err)
+		}
+		return fmt.Errorf("baseline update: %w (already written: %v)", err, paths)
+	}
+	for _, p := range paths {
+		fmt.Fprintf(s.Out, "wrote %s\n", p)
+	}
+	return nil
+}
+
+// baselineOrEnv returns v, or the environment variable name when v is empty.
+func baselineOrEnv(v, name string) string {
+	if v != "" {
+		return v
+	}
+	return os.Getenv(name)
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfgate/perfgate/gate/merge"
+	"github.com/perfgate/perfgate/gate/report"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+func init() { register(newCompareCmd) }
+
+// compareOptions are the flags of perfgate compare.
+type compareOptions struct {
+	baseline, candidate string
+	format, out         string
+	allowMissing        bool
+	allowMismatch       bool
+}
+
+// newCompareCmd builds `perfgate compare`: judge saved results against
+// baselines without running anything, e.g. results imported from vLLM or
+// downloaded from another CI job.
+func newCompareCmd(s *Streams) *cobra.Command {
+	var o compareOptions
+	cmd := &cobra.Command{
+		Use:   "compare --baseline FILE|DIR --candidate FILE|DIR",
+		Short: "Compare result files with baselines and print the verdict",
+		Long: `compare matches candidate and baseline result files by workload cell and
+decides, per gated metric, regression / pass / improvement / inconclusive
+(docs/statistics.md). A FILE is one result file; a DIR holds result files
+(*.json), or is a perfgate output directory with a results/ folder.
+
+Exit status: 0 pass (improvements included), 1 regression, 2 invalid input
+(unreadable files, a workload changed since its baseline, a missing
+baseline without --allow-missing, a different GPU or model without
+--allow-mismatch), 4 inconclusive.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.baseline, "baseline", "", "baseline result file or directory (required)")
+	f.StringVar(&o.candidate, "candidate", "", "candidate result file or directory (required)")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
+	f.StringVarP(&o.out, "out", "o", "", "write the report to this file instead of standard output")
+	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline (default: fail closed)")
+	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare despite a different GPU model or count or served model")
+	return cmd
+}
+
+func runCompare(s *Streams, o compareOptions) error {
+	switch {
+	case o.baseline == "":
+		return exitf(ExitInvalid, "--baseline is required")
+	case o.candidate == "":
+		return exitf(ExitInvalid, "--candidate is required")
+	}
+	switch o.format {
+	case "text", "markdown", "json":
+	default:
+		return exitf(ExitInvalid, "--format %q: want text, markdown or json", o.format)
+	}
+	base, basePaths, err := compareLoad("--baseline", o.baseline)
+	if err != nil {
+		return err
+	}
+	cand, candPaths, err := compareLoad("--candidate", o.candidate)
+	if err != nil {
+		return err
+	}
+	p := verdict.DefaultPolicy()
+	p.AllowMissing, p.AllowMismatch = o.allowMissing, o.allowMismatch
+	c, err := verdict.Compare(base, cand, p, verdict.Look{Index: 1, Max: 1})
+	if err != nil {
+		return exitf(ExitInvalid, "compare: %w", err)
+	}
+	d := &report.Data{
+		Comparison:    c,
+		Baselines:     compareByCell(base),
+		Candidates:    compareByCell(cand),
+		BaselinePaths: basePaths,
+		ResultPaths:   candPaths,
+	}
+	var buf bytes.Buffer
+	if err := compareRender(&buf, o.format, d); err != nil {
+		return err
+	}
+	if o.out != "" {
+		if err := result.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
+			return exitf(ExitInvalid, "--out %s: %w", o.out, err)
+		}
+		fmt.Fprintf(s.Out, "%s\n(report written to %s)\n", report.Headline(d), o.out)
+	} else if _, err := s.Out.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return compareExit(c)
+}
+
+// compareLoad reads the result files at path (a file, a directory of
+// result files, or an output directory with results/). Every error names
+// the file; a result without trials is refused here, since it can only
+// ever be "not compared".
+func compareLoad(flag, path string) ([]*result.Result, map[string]string, error) {
+	srcs, err := merge.Read([]string{path})
+	if err != nil {
+		return nil, nil, exitf(ExitInvalid, "%s: %w", flag, err)
+	}
+	var rs []*result.Result
+	paths := map[string]string{}
+	for _, src := range srcs {
+		if len(src.Result.Trials) == 0 {
+			return nil, nil, exitf(ExitInvalid, "%s: %s: no trials in the result file", flag, src.Path)
+		}
+		if prev, dup := paths[src.Result.Workload.Cell]; dup {
+			return nil, nil, exitf(ExitInvalid, "%s: %s and %s both hold workload cell %q (run perfgate merge first)", flag, prev, src.Path, src.Result.Workload.Cell)
+		}
+		paths[src.Result.Workload.Cell] = src.Path
+		rs = append(rs, src.Result)
+	}
+	return rs, paths, nil
+}
+
+func compareByCell(rs []*result.Result) map[string]*result.Result {
+	m := make(map[string]*result.Result, len(rs))
+	for _, r := range rs {
+		m[r.Workload.Cell] = r
+	}
+	return m
+}
+
+func compareRender(w io.Writer, format string, d *report.Data) error {
+	switch format {
+	case "json":
+		return report.JSON(w, d.Comparison)
+	case "markdown":
+		return report.Markdown(w, d, 0)
+	}
+	return report.Text(w, d)
+}
+
+// compareExit maps the verdict to the exit code. For an invalid verdict the
+// error names each workload that could not be compared and why.
+func compareExit(c *verdict.Comparison) error {
+	switch c.Verdict {
+	case verdict.Pass:
+		return nil
+	case verdict.Regression:
+		return &ExitError{Code: ExitRegression}
+	case verdict.Inconclusive:
+		return &ExitError{Code: ExitInconclusive}
+	}
+	var why []string
+	for _, w := range c.Workloads {
+		if w.Status != verdict.Compared && !w.Allowed {
+			why = append(why, fmt.Sprintf("%s: %s", w.Cell, w.Message))
+		}
+	}
+	why = append(why, c.Warnings...)
+	return exitf(ExitInvalid, "not compared:\n  %s", strings.Join(why, "\n  "))
+}

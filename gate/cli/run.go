@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+func init() { register(newRunCmd) }
+
+// runOptions are the flags of `perfgate run`.
+type runOptions struct {
+	workloads      []string
+	url            string
+	out            string
+	trials         int
+	warmups        int
+	saveDetailed   bool
+	shard          string
+	resetPrefix    bool
+	cacheSalt      bool
+	noContinuous   bool
+	failureShare   float64
+	dispatchLagMs  float64
+	readyTimeout   time.Duration
+	grace          time.Duration
+	progressPeriod time.Duration
+}
+
+func newRunCmd(s *Streams) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run -w FILE|DIR... --url URL -o DIR",
+		Short: "Run workloads against a server: warmups + trials, one result file per cell",
+		Long: `run waits for the server, then runs every workload cell: warmups and N measured
+trials each, and writes DIR/<cell>.json as soon as a cell finishes. The API key
+comes from PERFGATE_API_KEY or OPENAI_API_KEY. The first Ctrl-C stops sending,
+lets in-flight requests finish for --grace, writes the partial result
+("complete": false) and exits 3. See docs/run.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, s, &o) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.workloads, "workload", "w", nil, "workload file or directory (repeatable)")
+	f.StringVar(&o.url, "url", "", "base URL of the OpenAI-compatible server, e.g. http://127.0.0.1:8000")
+	f.StringVarP(&o.out, "out", "o", "", "directory for result files")
+	f.IntVar(&o.trials, "trials", 0, "measured trials per cell (0: the workload's trials.min)")
+	f.IntVar(&o.warmups, "warmups", -1, "warmup requests before each trial (-1: the workload's)")
+	f.BoolVar(&o.saveDetailed, "save-detailed", false, "also write per-request records, DIR/<cell>.requests.jsonl")
+	f.StringVar(&o.shard, "shard", "", "run only shard i/N of the cells (sorted by cell name, index % N == i-1)")
+	f.BoolVar(&o.resetPrefix, "reset-prefix-cache", false, "POST /reset_prefix_cache before each trial (vLLM dev mode)")
+	f.BoolVar(&o.cacheSalt, "cache-salt", true, "send a per-trial cache_salt so trials do not share cached prefixes")
+	f.BoolVar(&o.noContinuous, "no-continuous-usage", false, "do not ask for continuous_usage_stats (servers that reject it)")
+	f.Float64Var(&o.failureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
+	f.Float64Var(&o.dispatchLagMs, "max-dispatch-lag-ms", metrics.DefaultLimits.DispatchLagMs, "a trial whose client dispatch lag p99 exceeds this is invalid (client saturated)")
+	f.DurationVar(&o.readyTimeout, "ready-timeout", loadgen.DefaultReadyTimeout, "how long to wait for the server to become ready")
+	f.DurationVar(&o.grace, "grace", loadgen.DefaultGrace, "after Ctrl-C, how long in-flight requests may finish")
+	f.DurationVar(&o.progressPeriod, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines when stderr is not a terminal")
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
+	switch {
+	case len(o.workloads) == 0:
+		return exitf(ExitInvalid, "run: -w FILE|DIR is required")
+	case o.url == "":
+		return exitf(ExitInvalid, "run: --url is required")
+	case o.out == "":
+		return exitf(ExitInvalid, "run: --out (-o) is required: the directory for result files")
+	case o.trials < 0:
+		return exitf(ExitInvalid, "run: --trials %d: must be >= 0", o.trials)
+	case o.warmups < -1:
+		return exitf(ExitInvalid, "run: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)
+	}
+	l := workload.Loader{Warn: func(e *workload.Error) { fmt.Fprintln(s.Err, e) }}
+	ms, err := l.LoadPaths(o.workloads)
+	if err != nil {
+		n := validatePrint(s, err)
+		return exitf(ExitInvalid, "invalid workloads: %d problem(s)", n)
+	}
+	if o.shard != "" {
+		i, n, err := loadgen.ParseShard(o.shard)
+		if err != nil {
+			return exitf(ExitInvalid, "run: --%w", err)
+		}
+		ms = loadgen.Shard(ms, i, n)
+	}
+	if len(ms) == 0 {
+		return exitf(ExitInvalid, "run: no workload cells to run")
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("run: --out %s: %w", o.out, err)
+	}
+	cfg := loadgen.Config{
+		URL:               o.url,
+		APIKey:            runAPIKey(),
+		Warmups:           o.warmups,
+		ResetPrefixCache:  o.resetPrefix,
+		CacheSalt:         o.cacheSalt,
+		NoContinuousUsage: o.noContinuous,
+		Progress:          s.Err,
+		Terminal:          runIsTerminal(s.Err),
+		ProgressInterval:  o.progressPeriod,
+		Limits:            metrics.Limits{FailureShare: o.failureShare, DispatchLagMs: o.dispatchLagMs},
+		ReadyTimeout:      o.readyTimeout,
+		Grace:             o.grace,
+		ToolVersion:       Version,
+	}
+	if _, err := loadgen.New(cfg); err != nil {
+		return exitf(ExitInvalid, "run: --url: %w", err)
+	}
+	ctx := cmd.Context()
+	for _, m := range ms {
+		trials := o.trials
+		if trials == 0 {
+			trials = max(m.Trials.Min, 1)
+		}
+		path := filepath.Join(o.out, result.FileName(m.Cell))
+		res, err := runCell(ctx, cfg, m, trials, path, o.saveDetailed)
+		if res != nil {
+			if werr := result.Write(path, res); werr != nil {
+				return fmt.Errorf("run: %w", werr)
+			}
+			fmt.Fprintf(s.Out, "%s: %d trials (%d valid) -> %s\n", m.Cell, len(res.Trials), len(res.ValidTrials()), path)
+		}
+		if err != nil {
+			if errors.Is(err, loadgen.ErrInterrupted) {
+				return exitf(ExitRunFailed, "run: %s: interrupted; partial result written to %s", m.Cell, path)
+			}
+			return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
+		}
+	}
+	return nil
+}
+
+// runCell runs one cell, with its detailed records file when asked for.
+func runCell(ctx context.Context, cfg loadgen.Config, m *workload.Manifest, trials int, path string, detailed bool) (*result.Result, error) {
+	var df *os.File
+	var bw *bufio.Writer
+	name := strings.TrimSuffix(filepath.Base(path), ".json") + ".requests.jsonl"
+	if detailed {
+		var err error
+		df, err = os.Create(filepath.Join(filepath.Dir(path), name))
+		if err != nil {
+			return nil, fmt.Errorf("--save-detailed: %w", err)
+		}
+		bw = bufio.NewWriterSize(df, 256<<10)
+		cfg.Detailed = bw
+	}
+	r, err := loadgen.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	res, err := r.Run(ctx, m, trials)
+	if detailed {
+		ferr := bw.Flush()
+		if cerr := df.Close(); ferr == nil {
+			ferr = cerr
+		}
+		if res != nil {
+			res.Detailed = name
+		}
+		if err == nil && ferr != nil {
+			err = fmt.Errorf("--save-detailed: %w", ferr)
+		}
+	}
+	return res, err
+}
+
+// runAPIKey reads the bearer token from the environment; it is never
+// printed or stored.
+func runAPIKey() string {
+	if k := os.Getenv("PERFGATE_API_KEY"); k != "" {
+		return k
+	}
+	return os.Getenv("OPENAI_API_KEY")
+}
+
+// runIsTerminal reports whether w is a character device (a live progress
+// bar makes sense), as opposed to a pipe or file (CI logs).
+func runIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

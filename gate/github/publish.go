@@ -1,0 +1,130 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Report is what a gate run publishes.
+type Report struct {
+	// Profile selects the comment marker: one sticky comment per profile.
+	Profile string
+	// Markdown is the PR comment and the step summary.
+	Markdown       string
+	Verdict        string
+	Regressed      []string // workload:metric
+	ReportPath     string
+	ComparisonPath string
+	Annotations    []Annotation
+}
+
+// Options tune Publish.
+type Options struct {
+	// Comment upserts the PR comment (pull request runs with a token only).
+	Comment bool
+	// Out receives workflow commands (annotations): the step's stdout.
+	Out io.Writer
+	// HTTPClient is used for API calls; nil means a client with a timeout.
+	HTTPClient *http.Client
+}
+
+// Published says what Publish did.
+type Published struct {
+	Comment CommentResult
+}
+
+// Publish writes r to the Actions run described by env: outputs, step
+// summary and annotations, then the sticky PR comment when opts.Comment is
+// set. Outside Actions it does nothing. Steps that fail do not stop the
+// others; their errors are joined, with the token removed. A failed comment
+// also leaves a ::warning:: on the run, since it is often a permission
+// problem (fork PRs get a read-only token) the user must see.
+func Publish(ctx context.Context, env Env, r Report, opts Options) (Published, error) {
+	if !env.Actions {
+		return Published{Comment: CommentResult{Action: Skipped, Reason: "not running in GitHub Actions"}}, nil
+	}
+	out := opts.Out
+	if out == nil {
+		out = io.Discard
+	}
+	getenv := env.getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	run := newRunner(getenv, &scrubWriter{w: out, secret: env.Token.Reveal()})
+	var errs []error
+	errs = append(errs, run.SetOutputs(Outputs{Verdict: r.Verdict, Regressed: r.Regressed, ReportPath: r.ReportPath, ComparisonPath: r.ComparisonPath}))
+	errs = append(errs, run.AddSummary(r.Markdown))
+	run.Annotate(r.Annotations)
+
+	var pub Published
+	switch {
+	case !opts.Comment:
+		pub.Comment = CommentResult{Action: Skipped, Reason: "comments are turned off"}
+	case env.PR == 0:
+		pub.Comment = CommentResult{Action: Skipped, Reason: "the run is not for a pull request (event " + env.EventName + ")"}
+	case env.Token == "":
+		pub.Comment = CommentResult{Action: Skipped, Reason: "no token (set the github-token input or GITHUB_TOKEN)"}
+	default:
+		res, err := comment(ctx, env, r, opts.HTTPClient)
+		pub.Comment = res
+		if err != nil {
+			err = scrub(err, env.Token.Reveal())
+			run.Annotate([]Annotation{{Level: Warning, Title: "perfgate could not comment", Message: err.Error()}})
+			errs = append(errs, err)
+		}
+	}
+	return pub, scrub(errors.Join(errs...), env.Token.Reveal())
+}
+
+func comment(ctx context.Context, env Env, r Report, hc *http.Client) (CommentResult, error) {
+	marker, err := Marker(r.Profile)
+	if err != nil {
+		return CommentResult{}, err
+	}
+	c, err := NewClient(hc, env.APIURL, env.Token)
+	if err != nil {
+		return CommentResult{}, err
+	}
+	return Upsert(ctx, c, env.Owner, env.Repo, env.PR, marker, r.Markdown)
+}
+
+// scrubbed is an error whose message has a secret removed. Unwrap keeps
+// errors.Is/As working on the original (for rate-limit checks); its text
+// is the original's, so callers print this error, not the unwrapped one.
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// scrub removes secret from err's message.
+func scrub(err error, secret string) error {
+	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
+		return err
+	}
+	return &scrubbed{msg: strings.ReplaceAll(err.Error(), secret, "[redacted]"), err: err}
+}
+
+// scrubWriter removes secret from what passes through it. Annotations
+// carry text from reports and API errors; the runner masks registered
+// secrets, but a token from an unusual source might not be registered.
+type scrubWriter struct {
+	w      io.Writer
+	secret string
+}
+
+func (s *scrubWriter) Write(p []byte) (int, error) {
+	if s.secret == "" || !strings.Contains(string(p), s.secret) {
+		return s.w.Write(p)
+	}
+	if _, err := io.WriteString(s.w, strings.ReplaceAll(string(p), s.secret, "[redacted]")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,78 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+// body is the JSON of one streaming request. Field order is fixed, so the
+// bytes sent are reproducible.
+type body struct {
+	Model               string             `json:"model"`
+	Prompt              any                `json:"prompt,omitempty"`
+	Messages            []workload.Message `json:"messages,omitempty"`
+	MaxTokens           int                `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int                `json:"max_completion_tokens,omitempty"`
+	Stream              bool               `json:"stream"`
+	StreamOptions       streamOptions      `json:"stream_options"`
+	Temperature         *float64           `json:"temperature,omitempty"`
+	TopP                *float64           `json:"top_p,omitempty"`
+	Seed                *int64             `json:"seed,omitempty"`
+	IgnoreEOS           bool               `json:"ignore_eos,omitempty"`
+	MinTokens           int                `json:"min_tokens,omitempty"`
+	CacheSalt           string             `json:"cache_salt,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+	// ContinuousUsage asks vLLM for cumulative usage in every chunk, which
+	// gives the exact token count of each chunk (itl_token_ms).
+	ContinuousUsage bool `json:"continuous_usage_stats,omitempty"`
+}
+
+// encodeBodies serialises every request before a trial starts, so no JSON
+// encoding happens on the measuring path.
+func encodeBodies(m *workload.Manifest, reqs []workload.Request, model, salt string, continuous bool) ([][]byte, error) {
+	out := make([][]byte, len(reqs))
+	for i := range reqs {
+		r := &reqs[i]
+		b := body{
+			Model:         model,
+			Stream:        true,
+			StreamOptions: streamOptions{IncludeUsage: true, ContinuousUsage: continuous},
+			Temperature:   m.Sampling.Temperature,
+			TopP:          m.Sampling.TopP,
+			Seed:          m.Sampling.Seed,
+			IgnoreEOS:     m.Sampling.IgnoreEOS,
+			MinTokens:     m.Sampling.MinTokens,
+			CacheSalt:     salt,
+		}
+		switch {
+		case m.API == workload.Chat:
+			b.Messages, b.MaxCompletionTokens = r.Messages, r.MaxTokens
+			if b.Messages == nil {
+				b.Messages = []workload.Message{{Role: "user", Content: r.Prompt}}
+			}
+		case r.PromptIDs != nil:
+			b.Prompt, b.MaxTokens = r.PromptIDs, r.MaxTokens
+		default:
+			b.Prompt, b.MaxTokens = r.Prompt, r.MaxTokens
+		}
+		data, err := json.Marshal(&b)
+		if err != nil {
+			return nil, fmt.Errorf("encode request %d: %w", r.Index, err)
+		}
+		out[i] = data
+	}
+	return out, nil
+}
+
+// endpoint is the API path of m.
+func endpoint(m *workload.Manifest) string {
+	if m.API == workload.Chat {
+		return "/v1/chat/completions"
+	}
+	return "/v1/completions"
+}

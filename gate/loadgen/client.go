@@ -1,0 +1,219 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/sse"
+)
+
+// stampReader records when the last read of the response body returned
+// bytes. The SSE decoder reads only when it holds no complete event, so
+// after Next the stamp is the arrival time of that event's last byte.
+type stampReader struct {
+	r      io.Reader
+	anchor time.Time
+	last   time.Duration
+}
+
+func (s *stampReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.last = time.Since(s.anchor)
+	}
+	return n, err
+}
+
+// exchange is one request on the wire and what came back.
+type exchange struct {
+	rec     metrics.Request
+	status  int
+	finish  string
+	sawDone bool
+}
+
+// call sends one request and streams its response into x.rec. It never
+// returns an error: what the server did wrong is recorded as data
+// (ErrorType, ErrorBody), as are timeouts and cancellations.
+func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID string, payload []byte, x *exchange) {
+	rec := &x.rec
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	if err != nil {
+		rec.ErrorType, rec.ErrorBody = "request_error", err.Error()
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("x-request-id", reqID)
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	rec.Sent = time.Since(anchor)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		rec.Done = time.Since(anchor)
+		rec.ErrorType, rec.ErrorBody = classify(ctx, err, true), err.Error()
+		return
+	}
+	defer resp.Body.Close()
+	x.status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, metrics.ErrorSampleBytes))
+		rec.Done = time.Since(anchor)
+		rec.ErrorType, rec.ErrorBody = fmt.Sprintf("http_%d", resp.StatusCode), string(head)
+		return
+	}
+	c.stream(ctx, anchor, resp.Body, x)
+	rec.Done = time.Since(anchor)
+}
+
+// stream reads the event stream. Token messages (non-empty choices) set
+// the first and last token times and the gaps between them.
+func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x *exchange) {
+	rec := &x.rec
+	sr := &stampReader{r: body, anchor: anchor}
+	dec := sse.NewDecoder(sr)
+	var (
+		prev        time.Duration
+		cum         int // cumulative completion tokens of the last token message
+		tokensKnown = true
+		multi       bool // some chunk carried a token count other than 1
+		usageSeen   bool
+	)
+	if rec.MaxTokens > 0 {
+		rec.Gaps = make([]float32, 0, min(rec.MaxTokens, 4096))
+	}
+	for dec.Next() {
+		at := sr.last
+		ev := dec.Event()
+		if c.onEvent != nil {
+			c.onEvent(anchor, at, ev.Data)
+		}
+		if ev.Done {
+			x.sawDone = true
+			break
+		}
+		ch, err := parseChunk(ev.Data)
+		if err != nil {
+			rec.ErrorType, rec.ErrorBody = "bad_chunk", clip(ev.Data)
+			return
+		}
+		if ch.err {
+			rec.ErrorType, rec.ErrorBody = "stream_error", clip(ev.Data)
+			return
+		}
+		if ch.usage {
+			usageSeen = true
+			rec.InputTokens, rec.OutputTokens = ch.promptTokens, ch.completionTokens
+		}
+		if !ch.choices {
+			continue
+		}
+		if ch.finish != "" {
+			x.finish = ch.finish
+		}
+		k := 0
+		if ch.usage && tokensKnown {
+			k = ch.completionTokens - cum
+			cum = ch.completionTokens
+			if k < 0 {
+				k = 0
+			}
+		} else {
+			tokensKnown = false
+		}
+		if rec.Chunks == 0 {
+			rec.FirstToken = at
+			rec.FirstChunkTokens = k
+		} else {
+			rec.Gaps = append(rec.Gaps, float32(float64(at-prev)/float64(time.Millisecond)))
+			if k != 1 && !multi && tokensKnown {
+				multi = true
+				rec.GapTokens = make([]uint32, len(rec.Gaps)-1, cap(rec.Gaps))
+				for i := range rec.GapTokens {
+					rec.GapTokens[i] = 1
+				}
+			}
+			if multi {
+				rec.GapTokens = append(rec.GapTokens, uint32(k))
+			}
+		}
+		prev = at
+		rec.LastToken = at
+		rec.Chunks++
+	}
+	if !tokensKnown {
+		rec.GapTokens, rec.FirstChunkTokens = nil, 0
+	} else if !multi && rec.FirstChunkTokens == 0 && rec.Chunks > 0 {
+		// Continuous usage said every later chunk carried one token; keep
+		// the first chunk's count (a chat role-only chunk has 0) by
+		// materialising the per-gap counts for the consistency check.
+		rec.GapTokens = make([]uint32, len(rec.Gaps))
+		for i := range rec.GapTokens {
+			rec.GapTokens[i] = 1
+		}
+	}
+	if err := dec.Err(); err != nil {
+		rec.ErrorType, rec.ErrorBody = classify(ctx, err, false), err.Error()
+		return
+	}
+	if !usageSeen {
+		// No usage at all (a server ignoring stream_options): count token
+		// messages, the best the client can do without a tokenizer.
+		rec.OutputTokens = rec.Chunks
+	}
+	switch {
+	case !x.sawDone && x.finish == "":
+		rec.ErrorType = "truncated"
+		rec.ErrorBody = "stream ended before [DONE] and before any finish_reason"
+	case rec.Chunks == 0:
+		rec.ErrorType = "empty_stream"
+		rec.ErrorBody = "HTTP 200 but no token message"
+	default:
+		rec.Success = true
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > metrics.ErrorSampleBytes {
+		b = b[:metrics.ErrorSampleBytes]
+	}
+	return string(b)
+}
+
+// classify names a transport error. connecting is true before the
+// response headers arrived.
+func classify(ctx context.Context, err error, connecting bool) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return canceled
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
+		return "connection_reset"
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "truncated"
+	case errors.Is(err, sse.ErrEventTooLarge):
+		return "bad_chunk"
+	}
+	var op *net.OpError
+	if connecting && errors.As(err, &op) && op.Op == "dial" {
+		return "connect_error"
+	}
+	if connecting {
+		return "connection_error"
+	}
+	return "read_error"
+}
+
+// canceled marks requests cut off by an interrupt: not the server's fault,
+// so they are not counted as failures.
+const canceled = "canceled"

@@ -1,0 +1,126 @@
+package loadgen
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// TrialHook brackets each measured trial, e.g. to scrape the server's
+// /metrics before and after and store the deltas in t.Server. BeforeTrial
+// runs after the warmups, right before the first measured request;
+// AfterTrial runs once every request of the trial has finished. An error
+// from either aborts the run.
+type TrialHook interface {
+	BeforeTrial(ctx context.Context, trial int) error
+	AfterTrial(ctx context.Context, trial int, t *result.Trial) error
+}
+
+// Config holds the load generator's knobs. The zero value plus a URL is a
+// working configuration.
+type Config struct {
+	// URL is the server's base URL (http://host:8000; a trailing /v1 is
+	// accepted).
+	URL string
+	// APIKey is sent as "Authorization: Bearer". It never appears in
+	// results, logs or errors.
+	APIKey string
+	// Client overrides the HTTP client. By default each manifest gets a
+	// keep-alive transport sized to its concurrency, without compression.
+	Client *http.Client
+	// Warmups is the number of warmup requests before each trial; -1 uses
+	// the manifest's.
+	Warmups int
+	// ResetPrefixCache posts /reset_prefix_cache before each trial (vLLM
+	// needs VLLM_SERVER_DEV_MODE=1).
+	ResetPrefixCache bool
+	// CacheSalt sends a per-run, per-trial cache_salt so trials do not
+	// reuse each other's cached prefixes (vLLM >= 0.9).
+	CacheSalt bool
+	// NoContinuousUsage stops asking for continuous_usage_stats, for
+	// servers that reject the option. itl_token_ms then equals itl_ms.
+	NoContinuousUsage bool
+	// Detailed, when set, receives one JSON line per measured request.
+	Detailed io.Writer
+	// Progress receives progress output; Terminal selects a live bar
+	// (true) or plain lines every ProgressInterval (false).
+	Progress         io.Writer
+	Terminal         bool
+	ProgressInterval time.Duration
+	// Limits decide trial validity (zero fields: metrics.DefaultLimits).
+	Limits metrics.Limits
+	// ReadyTimeout bounds the readiness wait of Prepare.
+	ReadyTimeout time.Duration
+	// Grace is how long in-flight requests may finish after the context is
+	// cancelled (first Ctrl-C) before they are cut off.
+	Grace time.Duration
+	// DefaultTimeout bounds a request when the manifest sets no timeout.
+	DefaultTimeout time.Duration
+	// Hooks run around every measured trial.
+	Hooks []TrialHook
+	// ToolVersion is recorded in results.
+	ToolVersion string
+}
+
+// Defaults for zero Config fields.
+const (
+	DefaultReadyTimeout     = 2 * time.Minute
+	DefaultGrace            = 10 * time.Second
+	DefaultRequestTimeout   = 10 * time.Minute
+	DefaultProgressInterval = 10 * time.Second
+)
+
+func (c Config) withDefaults() Config {
+	if c.ReadyTimeout <= 0 {
+		c.ReadyTimeout = DefaultReadyTimeout
+	}
+	if c.Grace <= 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.DefaultTimeout <= 0 {
+		c.DefaultTimeout = DefaultRequestTimeout
+	}
+	if c.ProgressInterval <= 0 {
+		c.ProgressInterval = DefaultProgressInterval
+	}
+	if c.Limits.FailureShare <= 0 {
+		c.Limits.FailureShare = metrics.DefaultLimits.FailureShare
+	}
+	if c.Limits.DispatchLagMs <= 0 {
+		c.Limits.DispatchLagMs = metrics.DefaultLimits.DispatchLagMs
+	}
+	return c
+}
+
+// client is the HTTP side shared by all requests of a manifest.
+type client struct {
+	http   *http.Client
+	apiKey string
+	// onEvent, when set (tests and benchmarks only), sees every event
+	// with its arrival time, e.g. to compare it with the simulator's send
+	// stamp.
+	onEvent func(anchor time.Time, at time.Duration, data []byte)
+}
+
+// newTransport returns a keep-alive transport that holds conns idle
+// connections, so a trial reuses its connections instead of paying a
+// handshake inside TTFT (the Python clients open one per request).
+func newTransport(conns int) *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil, // a benchmark measures the server, not a proxy
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          conns,
+		MaxIdleConnsPerHost:   conns,
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+		ResponseHeaderTimeout: 0, // bounded per request by the context
+		ForceAttemptHTTP2:     false,
+		WriteBufferSize:       4 << 10,
+		ReadBufferSize:        4 << 10,
+	}
+}

@@ -1,0 +1,139 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+// Prepare waits until the server is ready (GET /health answers 200, then
+// GET /v1/models lists a model), resolves the model to request and reads
+// /version. Errors name the URL and the last thing that went wrong, and
+// come within Config.ReadyTimeout.
+func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
+	srv := result.Server{URL: result.RedactURL(r.cfg.URL), GPUs: m.GPUs}
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.ReadyTimeout)
+	defer cancel()
+	hc := r.clientFor(m).http
+	var last error
+	poll := func(path string, ok func(status int, body []byte) error) error {
+		for {
+			status, body, err := r.get(ctx, hc, path)
+			if err == nil {
+				err = ok(status, body)
+			}
+			if err == nil {
+				return nil
+			}
+			last = err
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("server at %s not ready after %v: %w", srv.URL, r.cfg.ReadyTimeout, last)
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}
+	err := poll("/health", func(status int, _ []byte) error {
+		if status == http.StatusOK || status == http.StatusNotFound { // 404: no health endpoint
+			return nil
+		}
+		return fmt.Errorf("GET /health: HTTP %d", status)
+	})
+	if err != nil {
+		return srv, err
+	}
+	var models modelList
+	err = poll("/v1/models", func(status int, body []byte) error {
+		if status != http.StatusOK {
+			return fmt.Errorf("GET /v1/models: HTTP %d: %s", status, clip(body))
+		}
+		models = modelList{}
+		if err := json.Unmarshal(body, &models); err != nil {
+			return fmt.Errorf("GET /v1/models: %w", err)
+		}
+		if len(models.Data) == 0 {
+			return fmt.Errorf("GET /v1/models: no models listed")
+		}
+		return nil
+	})
+	if err != nil {
+		return srv, err
+	}
+	for _, d := range models.Data {
+		srv.Models = append(srv.Models, d.ID)
+	}
+	srv.Model = m.Model
+	if srv.Model == "" {
+		srv.Model = models.Data[0].ID
+	}
+	found := false
+	for _, d := range models.Data {
+		if d.ID == srv.Model {
+			found, srv.MaxModelLen = true, d.MaxModelLen
+		}
+	}
+	if !found {
+		return srv, fmt.Errorf("server at %s does not serve model %q (it serves %s)", srv.URL, srv.Model, strings.Join(srv.Models, ", "))
+	}
+	if status, body, err := r.get(ctx, hc, "/version"); err == nil && status == http.StatusOK {
+		var v struct {
+			Version string `json:"version"`
+		}
+		if json.Unmarshal(body, &v) == nil {
+			srv.Version = v.Version
+		}
+	}
+	return srv, nil
+}
+
+type modelList struct {
+	Data []struct {
+		ID          string `json:"id"`
+		MaxModelLen int    `json:"max_model_len"`
+	} `json:"data"`
+}
+
+// get fetches a utility endpoint (at most 1 MiB of body).
+func (r *Runner) get(ctx context.Context, hc *http.Client, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.base+path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if r.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("GET %s: %w", path, unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, body, err
+}
+
+// resetPrefixCache asks the server to drop its prefix cache.
+func (r *Runner) resetPrefixCache(ctx context.Context, hc *http.Client) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+"/reset_prefix_cache", nil)
+	if err != nil {
+		return err
+	}
+	if r.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s/reset_prefix_cache: %w", result.RedactURL(r.base), unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST %s/reset_prefix_cache: HTTP %d (vLLM serves it only with VLLM_SERVER_DEV_MODE=1)", result.RedactURL(r.base), resp.StatusCode)
+	}
+	return nil
+}

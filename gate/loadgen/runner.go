@@ -1,0 +1,112 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+// Runner runs manifests against one server. It is safe to run one
+// manifest at a time; it keeps HTTP transports between calls so
+// connections are reused across trials.
+type Runner struct {
+	cfg   Config
+	base  string // URL without trailing slash or /v1
+	nonce string // distinguishes this run's cache salts from earlier runs'
+
+	mu      sync.Mutex
+	clients map[int]*client // by connection pool size
+	detail  sync.Mutex      // serialises writes to cfg.Detailed
+	// detailErr is the first error writing detailed records.
+	detailErr error
+	// onEvent is passed to clients (tests and benchmarks only).
+	onEvent func(anchor time.Time, at time.Duration, data []byte)
+}
+
+// New checks cfg and returns a Runner.
+func New(cfg Config) (*Runner, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("server URL %q: want http(s)://host[:port]", result.RedactURL(cfg.URL))
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(cfg.URL, "/"), "/v1")
+	return &Runner{
+		cfg:     cfg.withDefaults(),
+		base:    base,
+		nonce:   fmt.Sprintf("%x", time.Now().UnixNano()),
+		clients: map[int]*client{},
+	}, nil
+}
+
+// clientFor returns the shared client for m, with a connection pool as
+// large as m's concurrency (or its request count when unlimited).
+func (r *Runner) clientFor(m *workload.Manifest) *client {
+	if r.cfg.Client != nil {
+		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
+	}
+	conns := m.Concurrency
+	if conns <= 0 {
+		conns = len(m.Requests)
+	}
+	conns = max(1, min(conns, 16384))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.clients[conns]; ok {
+		return c
+	}
+	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
+	r.clients[conns] = c
+	return c
+}
+
+// Close releases idle connections.
+func (r *Runner) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.clients {
+		c.http.CloseIdleConnections()
+	}
+}
+
+// NewResult returns an empty, complete result for m against srv.
+func (r *Runner) NewResult(m *workload.Manifest, srv result.Server) *result.Result {
+	return &result.Result{
+		Schema:   result.Schema,
+		Tool:     result.Tool{Name: "perfgate", Version: r.cfg.ToolVersion},
+		Workload: result.Workload{Name: m.Name, Cell: m.Cell, Hash: m.Hash, Spec: m.Spec},
+		Server:   srv,
+		Complete: true,
+		Source:   "perfgate run",
+		Trials:   []result.Trial{},
+		Warmups:  r.warmupCount(m),
+	}
+}
+
+// ErrInterrupted is returned (wrapped) when the context was cancelled
+// during a run; the result holds what finished.
+var ErrInterrupted = errors.New("run interrupted")
+
+// Run prepares the server and runs trials of m. On failure it still
+// returns the result so far (Complete false) together with the error;
+// the result is nil only if nothing could be recorded.
+func (r *Runner) Run(ctx context.Context, m *workload.Manifest, trials int) (*result.Result, error) {
+	started := time.Now().UTC()
+	srv, err := r.Prepare(ctx, m)
+	res := r.NewResult(m, srv)
+	res.StartedAt = started
+	if err != nil {
+		res.Complete, res.IncompleteReason = false, err.Error()
+		res.FinishedAt = time.Now().UTC()
+		return res, err
+	}
+	err = r.RunTrials(ctx, m, res, trials)
+	return res, err
+}
