@@ -60,4 +60,16 @@ func TestFakeCommentsAPI(t *testing.T) {
 	}
 }
 
+func TestWriteSummaryEnv(t *testing.T) {
+	fake := &Server{Token: "tok", Owner: "o", Repo: "r"}
+	fake.AddComment(1, "a", "hello <!-- m -->")
+	fake.AddComment(1, "b", "other")
+	rec := httptest.NewRecorder()
+	WriteSummary(rec, httptest.NewRequest("GET", "/_fake/summary?format=env&marker=%3C%21--+m+--%3E", nil), fake)
+	want := "listed=0\ncreated=0\nedited=0\nunauthorized=0\nfailed=0\ncomments=2\nmarked=1\n"
+	if rec.Body.String() != want {
+		t.Errorf("summary = %q, want %q", rec.Body.String(), want)
+	}
+}
+
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }

@@ -2,8 +2,10 @@ package fakegithub
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 )
 
 // Summary is what the fake saw, for scripts: counts of successful comment
@@ -51,8 +53,25 @@ func Summarize(s *Server) Summary {
 	return sum
 }
 
-// WriteSummary writes Summarize(s) as JSON.
-func WriteSummary(w http.ResponseWriter, s *Server) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(Summarize(s))
+// WriteSummary writes Summarize(s) as JSON, or, for ?format=env, as
+// key=value lines a shell script reads without a JSON tool; there
+// ?marker=M adds marked=N, the number of comments whose body contains M.
+func WriteSummary(w http.ResponseWriter, r *http.Request, s *Server) {
+	sum := Summarize(s)
+	if r.URL.Query().Get("format") != "env" {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(sum)
+		return
+	}
+	marked := 0
+	if m := r.URL.Query().Get("marker"); m != "" {
+		for _, c := range sum.Comments {
+			if strings.Contains(c.Body, m) {
+				marked++
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintf(w, "listed=%d\ncreated=%d\nedited=%d\nunauthorized=%d\nfailed=%d\ncomments=%d\nmarked=%d\n",
+		sum.Listed, sum.Created, sum.Edited, sum.Unauthorized, sum.Failed, len(sum.Comments), marked)
 }

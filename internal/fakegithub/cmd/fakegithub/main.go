@@ -53,7 +53,7 @@ func run() error {
 	mux := http.NewServeMux()
 	mux.Handle("/", fake)
 	mux.HandleFunc("/_fake/summary", func(w http.ResponseWriter, r *http.Request) {
-		fakegithub.WriteSummary(w, fake)
+		fakegithub.WriteSummary(w, r, fake)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	url := fmt.Sprintf("http://%s%s", ln.Addr(), *prefix)
