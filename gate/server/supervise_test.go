@@ -12,6 +12,7 @@ import (
 // simulator crashes mid-run, and Supervise reports the crash, not the
 // cancellation.
 func TestSuperviseCrash(t *testing.T) {
+	t.Parallel()
 	cfg := simConfig(t, "--exit-after", "1")
 	cfg.ReadyTimeout = 30 * time.Second
 	err := Supervise(context.Background(), cfg, nil, func(ctx context.Context, info Info) error {
@@ -37,6 +38,7 @@ func TestSuperviseCrash(t *testing.T) {
 // TestSuperviseClean: a run that finishes stops the server cleanly and
 // returns the run's own result.
 func TestSuperviseClean(t *testing.T) {
+	t.Parallel()
 	cfg := helperConfig(t, "ok")
 	cfg.ReadyTimeout = 20 * time.Second
 	runErr := errors.New("regression found")
