@@ -348,3 +348,17 @@ func FuzzParseText(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadToleranceEnvMergesPerMetric pins the documented behaviour: the
+// environment's tolerance entries override the file's metric by metric.
+func TestLoadToleranceEnvMergesPerMetric(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "p.yaml", "policy:\n  tolerances:\n    tpot_ms.p50: 0.03\n    ttft_ms.p99: 0.08\n")
+	l, err := Load(Options{File: file, Environ: []string{"PERFGATE_POLICY_TOLERANCES=itl_ms.p99=0.1,tpot_ms.p50=0.05"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"tpot_ms.p50": 0.05, "ttft_ms.p99": 0.08, "itl_ms.p99": 0.1}
+	if !reflect.DeepEqual(l.Config.Policy.Tolerances, want) {
+		t.Errorf("tolerances = %v, want %v", l.Config.Policy.Tolerances, want)
+	}
+}
