@@ -56,7 +56,7 @@ func TestWorkflowCommandsExist(t *testing.T) {
 					args := strings.Join(rest, " ") + " " + m[2]
 					for _, fm := range flagRe.FindAllStringSubmatch(args, -1) {
 						if !hasFlag(cmd, fm[1]) {
-							t.Errorf("%s job %s: perfgate %s has no flag %s", filepath.Base(f), job, cmd.CommandPath(), fm[1])
+							t.Errorf("%s job %s: %s has no flag %s", filepath.Base(f), job, cmd.CommandPath(), fm[1])
 						}
 					}
 					checked++
