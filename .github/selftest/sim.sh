@@ -3,10 +3,12 @@
 #   sim.sh start [sim flags...]    build perfgate, start `perfgate sim`, export SIM_URL
 #   sim.sh restart [sim flags...]  stop, then start with the given flags
 #   sim.sh stop
-# SIM_ADDR (default 127.0.0.1:8000) lets a shared machine pick another port.
+# SIM_ADDR (default 127.0.0.1:8000; 127.0.0.1:0 for any free port) and
+# SELFTEST_STATE (where the binary, pid and log live) let .ci/act-selftest.sh
+# run this on a shared machine and clean up after it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-state="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfgate-selftest"
+state="${SELFTEST_STATE:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfgate-selftest}"
 mkdir -p "$state"
 addr="${SIM_ADDR:-127.0.0.1:8000}"
 
@@ -25,12 +27,14 @@ start() {
   fi
   # setsid: the simulator outlives this step (as a background service would)
   # and does not hold the step's output pipe open.
-  setsid "$state/perfgate" sim --addr "$addr" "$@" >"$state/sim.log" 2>&1 </dev/null &
+  setsid "$state/perfgate" sim --addr "$addr" "$@" >"$state/sim.out" 2>"$state/sim.log" </dev/null &
   echo $! >"$state/sim.pid"
+  # The simulator prints its base URL as the first line of its stdout.
   for _ in $(seq 100); do
-    if curl -fsS "http://$addr/v1/models" >/dev/null 2>&1; then
-      echo "SIM_URL=http://$addr" >>"${GITHUB_ENV:-/dev/null}"
-      echo "simulator ready at http://$addr ($*)"
+    url="$(head -n 1 "$state/sim.out" 2>/dev/null || true)"
+    if [[ "$url" == http://* ]] && curl -fsS "$url/v1/models" >/dev/null 2>&1; then
+      echo "SIM_URL=$url" >>"${GITHUB_ENV:-/dev/null}"
+      echo "simulator ready at $url ($*)"
       return 0
     fi
     sleep 0.1

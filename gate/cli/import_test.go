@@ -3,8 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,5 +85,43 @@ func TestImportExportErrors(t *testing.T) {
 		if code != ExitInvalid || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: code %v, stderr %q; want exit 2 and %q", tt.args, code, stderr, tt.want)
 		}
+	}
+}
+
+// TestCompareImportedRuns: two imported `vllm bench serve` runs of the same
+// benchmark compare, and a 25 % TTFT slowdown in the candidate fails the gate.
+func TestCompareImportedRuns(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "vllmbench", "testdata", "new.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttft := regexp.MustCompile(`("(?:mean|median|p\d+)_ttft_ms": )([0-9.]+)`)
+	write := func(arm string, scale float64) []string {
+		var files []string
+		for i := 0; i < 5; i++ {
+			jitter := 1 + 0.004*float64(i-2) // +-0.8 % run-to-run noise
+			data := ttft.ReplaceAllStringFunc(string(src), func(m string) string {
+				p := ttft.FindStringSubmatch(m)
+				v, _ := strconv.ParseFloat(p[2], 64)
+				return p[1] + strconv.FormatFloat(v*scale*jitter, 'f', 3, 64)
+			})
+			f := filepath.Join(dir, fmt.Sprintf("%s-%d.json", arm, i))
+			if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		return files
+	}
+	for arm, scale := range map[string]float64{"base": 1, "cand": 1.25} {
+		args := append([]string{"import", "vllm-bench"}, write(arm, scale)...)
+		if code, _, stderr := importRun(t, append(args, "-o", filepath.Join(dir, arm+".json"), "--name", "qwen")...); code != ExitPass {
+			t.Fatalf("import %s: %v %s", arm, code, stderr)
+		}
+	}
+	code, out, stderr := importRun(t, "compare", "--baseline", filepath.Join(dir, "base.json"), "--candidate", filepath.Join(dir, "cand.json"))
+	if code != ExitRegression || !strings.Contains(out, "TTFT p50") {
+		t.Errorf("compare: code %v\n%s\n%s", code, out, stderr)
 	}
 }

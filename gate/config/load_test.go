@@ -302,3 +302,63 @@ func FuzzCheckFile(f *testing.F) {
 		}
 	})
 }
+
+// TestExampleFileLoads keeps the documented example valid.
+func TestExampleFileLoads(t *testing.T) {
+	l, err := Load(Options{File: filepath.Join("..", "..", "examples", "perfgate.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Config.Profile != "h100-llama8b" || len(l.Config.Policy.Gated) == 0 || l.Config.Server.URL == "" {
+		t.Errorf("example loaded as %+v", l.Config)
+	}
+}
+
+// FuzzParseText checks the environment/flag value parser for every kind of
+// setting: no panics, and accepted lists and maps hold no empty entries.
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{"a,b", " a , ,b", "tpot_ms.p50=0.03,x=1", "=1", "10m", "true", "0.5", "vllm serve 'm x'", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, s := range schema {
+			if s.kind == kindSection {
+				continue
+			}
+			v, err := parseText(s, text)
+			if err != nil {
+				continue
+			}
+			switch x := v.(type) {
+			case []string:
+				if s.kind == kindList {
+					for _, item := range x {
+						if item == "" {
+							t.Fatalf("%s: empty list item from %q", s.key, text)
+						}
+					}
+				}
+			case map[string]any:
+				for k := range x {
+					if k == "" {
+						t.Fatalf("%s: empty map key from %q", s.key, text)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestLoadToleranceEnvMergesPerMetric pins the documented behaviour: the
+// environment's tolerance entries override the file's metric by metric.
+func TestLoadToleranceEnvMergesPerMetric(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "p.yaml", "policy:\n  tolerances:\n    tpot_ms.p50: 0.03\n    ttft_ms.p99: 0.08\n")
+	l, err := Load(Options{File: file, Environ: []string{"PERFGATE_POLICY_TOLERANCES=itl_ms.p99=0.1,tpot_ms.p50=0.05"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"tpot_ms.p50": 0.05, "ttft_ms.p99": 0.08, "itl_ms.p99": 0.1}
+	if !reflect.DeepEqual(l.Config.Policy.Tolerances, want) {
+		t.Errorf("tolerances = %v, want %v", l.Config.Policy.Tolerances, want)
+	}
+}

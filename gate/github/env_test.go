@@ -126,3 +126,25 @@ func TestTokenNeverFormats(t *testing.T) {
 		t.Error("Reveal lost the token")
 	}
 }
+
+// FuzzReadEvent feeds arbitrary payloads to the event parser: it must not
+// panic, and whatever it accepts yields a non-negative PR number.
+func FuzzReadEvent(f *testing.F) {
+	for _, s := range []string{
+		`{"pull_request": {"number": 17, "head": {"sha": "h"}}}`,
+		`{"number": 3, "pull_request": {}}`,
+		`{"issue": {"number": 9, "pull_request": {"url": "x"}}}`,
+		`{"issue": {"number": 9}}`, `[]`, `null`, `{"pull_request": null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var e Env
+		if err := e.readEvent(data); err != nil {
+			return
+		}
+		if e.PR < 0 {
+			t.Fatalf("PR %d from %q", e.PR, data)
+		}
+	})
+}

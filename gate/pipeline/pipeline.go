@@ -271,3 +271,24 @@ func Shard(ms []*workload.Manifest, i, n int) ([]*workload.Manifest, error) {
 	}
 	return out, nil
 }
+
+// Record runs trials of every manifest (n each, or the manifest's
+// trials.min when n is 0) without comparing: a baseline run. It fails on
+// the first run failure, since a partial run must not become a baseline.
+func Record(ctx context.Context, t Trials, manifests []*workload.Manifest, n int) ([]*result.Result, error) {
+	var out []*result.Result
+	for _, m := range manifests {
+		b := trialBudget(m, Options{MinTrials: n})
+		srv, err := t.Prepare(ctx, m)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", m.Cell, err)
+		}
+		res := t.NewResult(m, srv)
+		res.StartedAt = time.Now().UTC()
+		if err := t.RunTrials(ctx, m, res, b.min); err != nil {
+			return out, fmt.Errorf("%s: %w", m.Cell, err)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}

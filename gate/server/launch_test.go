@@ -42,6 +42,7 @@ func start(t *testing.T, cfg Config) *Process {
 }
 
 func TestReadyAndStop(t *testing.T) {
+	t.Parallel()
 	cfg := helperConfig(t, "ok")
 	p := start(t, cfg)
 	ctx := context.Background()
@@ -77,6 +78,7 @@ func TestReadyAndStop(t *testing.T) {
 }
 
 func TestSlowStart(t *testing.T) {
+	t.Parallel()
 	p := start(t, helperConfig(t, "slow=700ms"))
 	began := time.Now()
 	if _, err := p.Ready(context.Background(), nil, 20*time.Second); err != nil {
@@ -88,7 +90,7 @@ func TestSlowStart(t *testing.T) {
 
 	// Too slow for the timeout: a NotReadyError naming the last failure.
 	p2 := start(t, helperConfig(t, "slow=1h"))
-	_, err := p2.Ready(context.Background(), nil, 600*time.Millisecond)
+	_, err := p2.Ready(context.Background(), nil, 3*time.Second)
 	var nr *NotReadyError
 	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "503") || !strings.Contains(nr.Tail, "Uvicorn") {
 		t.Fatalf("err = %v (%T)", err, err)
@@ -96,6 +98,7 @@ func TestSlowStart(t *testing.T) {
 }
 
 func TestExitBeforeReady(t *testing.T) {
+	t.Parallel()
 	p := start(t, helperConfig(t, "exit"))
 	_, err := p.Ready(context.Background(), nil, 20*time.Second)
 	var ee *ExitError
@@ -105,6 +108,7 @@ func TestExitBeforeReady(t *testing.T) {
 }
 
 func TestCrashMidRun(t *testing.T) {
+	t.Parallel()
 	p := start(t, helperConfig(t, "crash=800ms"))
 	ctx := context.Background()
 	if _, err := p.Ready(ctx, nil, 20*time.Second); err != nil {
@@ -126,6 +130,7 @@ func TestCrashMidRun(t *testing.T) {
 }
 
 func TestStubbornServerIsKilled(t *testing.T) {
+	t.Parallel()
 	cfg := helperConfig(t, "stubborn")
 	cfg.StopGrace = 300 * time.Millisecond
 	p := start(t, cfg)
@@ -146,6 +151,7 @@ func TestStubbornServerIsKilled(t *testing.T) {
 // TestNoOrphans: the server's own child process dies with it, whether the
 // server is stopped or crashed on its own.
 func TestNoOrphans(t *testing.T) {
+	t.Parallel()
 	for _, crash := range []bool{false, true} {
 		cfg := helperConfig(t, "spawn")
 		p := start(t, cfg)
@@ -180,6 +186,7 @@ func alive(pid int) bool {
 }
 
 func TestConfiguredURL(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +212,7 @@ func TestConfiguredURL(t *testing.T) {
 }
 
 func TestStartErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Start(Config{}); err == nil || !strings.Contains(err.Error(), "server.command is empty") {
 		t.Errorf("empty command: %v", err)
 	}
@@ -217,6 +225,7 @@ func TestStartErrors(t *testing.T) {
 }
 
 func TestMergeEnv(t *testing.T) {
+	t.Parallel()
 	got := mergeEnv([]string{"A=1", "B=2", "C=x=y"}, map[string]string{"B": "3", "D": "4"})
 	want := "A=1 C=x=y B=3 D=4"
 	if strings.Join(got, " ") != want {
@@ -225,6 +234,7 @@ func TestMergeEnv(t *testing.T) {
 }
 
 func TestHealthFailsMidRun(t *testing.T) {
+	t.Parallel()
 	p := start(t, helperConfig(t, "sick=500ms"))
 	ctx := context.Background()
 	if _, err := p.Ready(ctx, nil, 20*time.Second); err != nil {
@@ -246,5 +256,39 @@ func TestHealthFailsMidRun(t *testing.T) {
 	cancel()
 	if err, open := <-w; open {
 		t.Errorf("cancelled watch sent %v", err)
+	}
+}
+
+func TestLaunch(t *testing.T) {
+	t.Parallel()
+	cfg := helperConfig(t, "ok")
+	cfg.ReadyTimeout = 20 * time.Second
+	p, info, err := Launch(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Version != "0.0.0-test" {
+		t.Errorf("info = %+v", info)
+	}
+	p.Stop()
+
+	// A server that never gets ready is stopped by Launch itself.
+	cfg = helperConfig(t, "slow=1h")
+	cfg.ReadyTimeout = 300 * time.Millisecond
+	p, _, err = Launch(context.Background(), cfg, nil)
+	var nr *NotReadyError
+	if !errors.As(err, &nr) || p != nil {
+		t.Fatalf("Launch of a never-ready server: %v, %v", p, err)
+	}
+}
+
+func TestParseEnv(t *testing.T) {
+	t.Parallel()
+	env, err := ParseEnv([]string{"CUDA_VISIBLE_DEVICES=0,1", "EMPTY=", "X=a=b"})
+	if err != nil || env["CUDA_VISIBLE_DEVICES"] != "0,1" || env["EMPTY"] != "" || env["X"] != "a=b" {
+		t.Errorf("ParseEnv = %v, %v", env, err)
+	}
+	if _, err := ParseEnv([]string{"A=1", "hf_secretvalue"}); err == nil || !strings.Contains(err.Error(), `entry 2 ("hf_...")`) {
+		t.Errorf("bad entry: %v", err)
 	}
 }

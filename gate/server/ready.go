@@ -115,8 +115,19 @@ func WaitReady(ctx context.Context, client *http.Client, baseURL string, died <-
 			return nil
 		}
 	}
+	// try probes url; a probe cut short by the deadline keeps the previous
+	// failure, which says why the server was not ready ("503 Service
+	// Unavailable") better than "context deadline exceeded".
+	try := func(url string, into any) error {
+		err := probe(ctx, client, url, into)
+		if err != nil && (ctx.Err() == nil || last == nil) {
+			last = err
+		}
+		return err
+	}
 	for {
-		if last = probe(ctx, client, base+"/health", nil); last == nil {
+		if try(base+"/health", nil) == nil {
+			last = nil
 			break
 		}
 		if err := wait(); err != nil {
@@ -126,7 +137,7 @@ func WaitReady(ctx context.Context, client *http.Client, baseURL string, died <-
 	info := Info{URL: base}
 	for {
 		var models modelList
-		if last = probe(ctx, client, base+"/v1/models", &models); last == nil {
+		if try(base+"/v1/models", &models) == nil {
 			if len(models.Data) > 0 {
 				for _, m := range models.Data {
 					info.Models = append(info.Models, m.ID)

@@ -23,6 +23,7 @@ func simConfig(t *testing.T, flags ...string) Config {
 }
 
 func TestSimSlowStartAndCleanStop(t *testing.T) {
+	t.Parallel()
 	p := start(t, simConfig(t, "--slow-start", "600ms", "--model", "sim-model"))
 	began := time.Now()
 	info, err := p.Ready(context.Background(), nil, 30*time.Second)
@@ -49,6 +50,7 @@ func TestSimSlowStartAndCleanStop(t *testing.T) {
 // TestSimCrashMidRun: the simulator exits (code 3) when request 3 arrives;
 // the watch reports an *ExitError with the log tail, as a run would see it.
 func TestSimCrashMidRun(t *testing.T) {
+	t.Parallel()
 	p := start(t, simConfig(t, "--exit-after", "2"))
 	ctx := context.Background()
 	info, err := p.Ready(ctx, nil, 30*time.Second)

@@ -10,10 +10,12 @@ import (
 // maxLag is how far behind its schedule the engine may fall before it stops
 // catching up. Steps are timed with absolute deadlines (the next step starts
 // when the previous one was due to end, not when the sleep returned), so
-// timer overshoot does not accumulate into TPOT; but after a long stall
-// (an overloaded machine) the engine restarts from "now" instead of emitting
-// a burst of back-dated steps.
-const maxLag = 20 * time.Millisecond
+// timer overshoot (about 1 ms per sleep on a loaded Linux box) and short
+// scheduling stalls do not accumulate into TPOT: the steps that follow are
+// shortened until the engine is back on schedule, as a GPU that kept working
+// while the API process stalled would deliver a burst. After a stall longer
+// than maxLag the engine restarts from "now" instead.
+const maxLag = 100 * time.Millisecond
 
 // engine runs the core on one goroutine in real time. HTTP handlers talk to
 // it only through submit and abort, which never block on the engine.

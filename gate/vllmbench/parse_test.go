@@ -201,3 +201,29 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse measures parsing one --save-result file with its
+// per-request arrays (--save-detailed, 1000 requests), the large case.
+func BenchmarkParse(b *testing.B) {
+	base, err := os.ReadFile(filepath.Join("testdata", "new.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var arr strings.Builder
+	arr.WriteString(`"ttfts": [`)
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			arr.WriteByte(',')
+		}
+		arr.WriteString("0.1234, NaN")
+	}
+	arr.WriteString(`],`)
+	data := []byte(strings.Replace(string(base), "{", "{\n"+arr.String(), 1))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("bench.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -35,6 +35,7 @@ type Request struct {
 	Query  string
 	Auth   string // the Authorization header as received
 	Body   string
+	Status int // the status code the fake answered with
 }
 
 // Server is the fake API. Mount it with http.StripPrefix-free routing: it
@@ -100,16 +101,31 @@ var (
 	editRe = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$`)
 )
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// statusWriter remembers the status code written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	path, ok := strings.CutPrefix(r.URL.Path, s.Prefix)
 	if !ok {
-		writeError(w, http.StatusNotFound, "no such API root")
+		writeError(rw, http.StatusNotFound, "no such API root")
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: path, Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization"), Body: string(body)})
-	s.mu.Unlock()
+	w := &statusWriter{ResponseWriter: rw, status: http.StatusOK}
+	defer func() {
+		s.mu.Lock()
+		s.requests = append(s.requests, Request{Method: r.Method, Path: path, Query: r.URL.RawQuery,
+			Auth: r.Header.Get("Authorization"), Body: string(body), Status: w.status})
+		s.mu.Unlock()
+	}()
 
 	if r.Header.Get("Authorization") != "Bearer "+s.Token {
 		writeError(w, http.StatusUnauthorized, "Bad credentials")

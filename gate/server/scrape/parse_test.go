@@ -108,3 +108,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse measures one parse of a vLLM /metrics page (two engines,
+// every series the hook reads plus unrelated ones): the hook parses one
+// per gauge sample, about once a second, on the load generator's machine.
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "v1.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(strings.NewReader(string(data))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,13 @@ func TestHookAgainstSimulator(t *testing.T) {
 	}
 	s := sim.New(cfg)
 	defer s.Close()
-	srv := httptest.NewServer(s)
+	var scrapes atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			scrapes.Add(1)
+		}
+		s.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 
 	// Traffic before the trial must not count.
@@ -37,8 +44,14 @@ func TestHookAgainstSimulator(t *testing.T) {
 	if err := h.BeforeTrial(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	// 24 requests, 8 sharing a prompt (prefix-cache hits), ~100 ms long.
+	// 24 requests, 8 sharing a prompt (prefix-cache hits), >= 130 ms
+	// long. The trial ends only once the sampler has scraped twice, so a
+	// loaded machine slows the test instead of starving the sampler.
+	first := scrapes.Load()
 	send(t, srv.URL, cfg.Model, 24, 8)
+	for deadline := time.Now().Add(10 * time.Second); scrapes.Load() < first+2 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	after := s.Stats()
 	tr := &result.Trial{Values: map[string]float64{}}
 	if err := h.AfterTrial(ctx, 0, tr); err != nil {
@@ -69,7 +82,7 @@ func TestHookAgainstSimulator(t *testing.T) {
 			t.Errorf("%s = %v (present %v), simulator says %v", k, v, ok, want)
 		}
 	}
-	if got["vllm:generation_tokens_total.delta"] != 24*16 || got["vllm:prefix_cache_hits_total.delta"] == 0 {
+	if got["vllm:generation_tokens_total.delta"] != 24*128 || got["vllm:prefix_cache_hits_total.delta"] == 0 {
 		t.Errorf("the trial's traffic is not what was sent: %v", got)
 	}
 	if got["gauge_samples"] < 1 || got["num_requests_running.max"] < 1 || got["kv_cache_usage_perc.max"] <= 0 {
@@ -81,7 +94,7 @@ func meanDelta(b, a sim.Summary) float64 {
 	return (a.Sum - b.Sum).Seconds() / float64(a.Count-b.Count)
 }
 
-// send issues n concurrent streamed completions of 16 tokens; the first
+// send issues n concurrent streamed completions of 128 tokens; the first
 // shared of them use one 256-token prompt, the others distinct prompts.
 func send(t *testing.T, url, model string, n, shared int) {
 	t.Helper()
@@ -99,7 +112,7 @@ func send(t *testing.T, url, model string, n, shared int) {
 			for j := range ids {
 				ids[j] = fmt.Sprint((seed*7919 + j*31) % 30000)
 			}
-			body := fmt.Sprintf(`{"model":%q,"prompt":[%s],"max_tokens":16,"stream":true,"ignore_eos":true}`, model, strings.Join(ids, ","))
+			body := fmt.Sprintf(`{"model":%q,"prompt":[%s],"max_tokens":128,"stream":true,"ignore_eos":true}`, model, strings.Join(ids, ","))
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/completions", strings.NewReader(body))

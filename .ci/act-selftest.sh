@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Runs .github/workflows/selftest.yml for real with nektos/act on this host
+# (no Docker: -P ubuntu-latest=-self-hosted), twice, against a local fake
+# GitHub API, and checks what a user would see:
+#   - the unchanged candidate passes and the 1.3x slower one fails naming a
+#     decode metric (checked inside the workflow by .github/selftest/check.sh);
+#   - the fake API received exactly one created comment, edited afterwards,
+#     and never an unauthenticated request.
+#
+# Offline notes: act skips actions/checkout for the local repository (it
+# copies the work tree instead). It fetches every other remote action before
+# the job starts, even one whose `if:` is false, so actions/setup-go (only
+# used when Go is missing, never here) is mapped with --local-repository to a
+# stand-in that fails loudly if it is ever run.
+#
+# Needs: go, git, curl, tar; the Go module proxy for the first `go install` of act.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+ACT_VERSION=v0.2.89
+TOKEN="ghs_actselftest$RANDOM$RANDOM"
+REPO=perfgate/selftest
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/perfgate-act.XXXXXX")"
+fake_pid=""
+cleanup() {
+  if [[ -n "$fake_pid" ]]; then kill "$fake_pid" 2>/dev/null || true; fi
+  if [[ -f "$work/state/sim.pid" ]]; then kill "$(cat "$work/state/sim.pid")" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+bin="${PERFGATE_CI_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/perfgate-ci/bin}"
+if [[ ! -x "$bin/act" ]] || ! "$bin/act" --version | grep -q "${ACT_VERSION#v}"; then
+  echo "act-selftest: installing act $ACT_VERSION"
+  GOBIN="$bin" go install "github.com/nektos/act@$ACT_VERSION"
+fi
+
+# A clean repository holding the work tree as it is (committed or not), with
+# an origin that names the repository the fake API serves.
+mkdir -p "$work/repo" "$work/state"
+(
+  cd "$root"
+  git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do if [[ -e "$f" ]]; then printf '%s\0' "$f"; fi; done |
+    xargs -0 tar -cf - --
+) | tar -xf - -C "$work/repo"
+(
+  cd "$work/repo"
+  git init -q
+  git remote add origin "https://github.com/$REPO.git"
+  git add -A
+  git -c user.name=selftest -c user.email=selftest@example.invalid commit -qm "act selftest"
+)
+
+# The fake GitHub API.
+(cd "$root" && go build -o "$work/fakegithub" ./internal/fakegithub/cmd/fakegithub)
+"$work/fakegithub" -token "$TOKEN" -repo "$REPO" -url-file "$work/api-url" -timeout 30m >/dev/null 2>"$work/fakegithub.log" &
+fake_pid=$!
+for _ in $(seq 50); do [[ -s "$work/api-url" ]] && break; sleep 0.1; done
+api="$(cat "$work/api-url")"
+summary="${api%/api/v3}/_fake/summary"
+
+# A pull_request event from a branch of the same repository, so the
+# workflow turns comments on.
+cat >"$work/event.json" <<JSON
+{
+  "action": "synchronize",
+  "number": 42,
+  "pull_request": {
+    "number": 42,
+    "head": {"sha": "0000000000000000000000000000000000000042", "ref": "feature", "repo": {"full_name": "$REPO"}},
+    "base": {"ref": "main", "repo": {"full_name": "$REPO"}}
+  },
+  "repository": {"full_name": "$REPO", "name": "selftest", "owner": {"login": "perfgate"}}
+}
+JSON
+
+mkdir -p "$work/setup-go-standin"
+cat >"$work/setup-go-standin/action.yml" <<'YAML'
+name: setup-go stand-in
+description: Stands in for actions/setup-go under act offline; fails if it is ever run.
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      run: echo "::error::actions/setup-go cannot run offline; put Go on PATH" && exit 1
+YAML
+
+run_act() { # n
+  echo "act-selftest: workflow run $1"
+  (
+    cd "$work/repo"
+    "$bin/act" pull_request \
+      -W .github/workflows/selftest.yml \
+      -P ubuntu-latest=-self-hosted \
+      -e "$work/event.json" \
+      -s "GITHUB_TOKEN=$TOKEN" \
+      --env "GITHUB_API_URL=$api" \
+      --env "SIM_ADDR=127.0.0.1:0" \
+      --env "SELFTEST_STATE=$work/state" \
+      --local-repository "actions/setup-go@v5=$work/setup-go-standin"
+  ) >"$work/act-$1.log" 2>&1 || {
+    echo "act-selftest: workflow run $1 failed; last lines of its log:"
+    tail -n 80 "$work/act-$1.log"
+    [[ -f "$work/state/sim.log" ]] && { echo "--- simulator log"; tail -n 20 "$work/state/sim.log"; }
+    return 1
+  }
+  grep -E '^\[.*\]   \| ok: ' "$work/act-$1.log" || true
+  if grep -qF "$TOKEN" "$work/act-$1.log"; then
+    echo "act-selftest: the token appears in the log of run $1"
+    return 1
+  fi
+}
+
+check_api() { # run, want_edited_at_least
+  local created="" edited="" unauthorized="" comments="" marked="" k v
+  while IFS='=' read -r k v; do
+    case "$k" in
+      created) created="$v" ;; edited) edited="$v" ;; unauthorized) unauthorized="$v" ;;
+      comments) comments="$v" ;; marked) marked="$v" ;;
+    esac
+  done < <(curl -fsS "$summary?format=env&marker=%3C%21--%20perfgate%3Aselftest%20--%3E")
+  echo "act-selftest: after run $1: created=$created edited=$edited unauthorized=$unauthorized comments=$comments with-marker=$marked"
+  if [[ "$created" != 1 || "$comments" != 1 || "$marked" != 1 || "$unauthorized" != 0 || "${edited:-0}" -lt "$2" ]]; then
+    echo "act-selftest: want exactly 1 comment, created once, carrying <!-- perfgate:selftest -->, edited at least $2 times, no unauthorized requests"
+    return 1
+  fi
+}
+
+run_act 1
+check_api 1 1 # the slowed run edits the comment the unchanged run created
+run_act 2
+check_api 2 3
+echo "act-selftest: ok"

@@ -1,0 +1,394 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/merge"
+	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/server"
+	"github.com/perfgate/perfgate/gate/server/fingerprint"
+	"github.com/perfgate/perfgate/gate/verdict"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+func init() { register(newGateCmd) }
+
+// gateFlagKeys binds gate's flags to configuration settings, so a flag
+// overrides PERFGATE_* variables, which override perfgate.yaml. The names
+// are the ones action.yml passes.
+var gateFlagKeys = map[string]string{
+	"profile":              "profile",
+	"workloads":            "workloads",
+	"url":                  "server.url",
+	"server-cmd":           "server.command",
+	"baselines":            "baselines",
+	"output":               "output",
+	"trials":               "policy.min_trials",
+	"max-trials":           "trials.max",
+	"budget":               "trials.budget",
+	"alpha":                "policy.alpha",
+	"comment":              "github.comment",
+	"fail-on-inconclusive": "github.fail_on_inconclusive",
+}
+
+// gateOptions are the flags that are not configuration settings.
+type gateOptions struct {
+	configFile string
+	shard      string
+	from       string
+}
+
+// newGateCmd builds `perfgate gate`: validate the workloads, run them
+// against the candidate server, compare with baselines/<profile>, add
+// trials to undecided workloads within the budget, write results, the
+// comparison and the report, and exit with the verdict's code.
+func newGateCmd(s *Streams) *cobra.Command {
+	var o gateOptions
+	cmd := &cobra.Command{
+		Use:   "gate",
+		Short: "Run the workloads, compare with the baselines, report, and exit with the verdict",
+		Long: `gate runs every workload of the configuration against the candidate server,
+compares the trials with baselines/<profile>/ and, while gated metrics are
+undecided, runs more trials for those workloads only (up to trials.max per
+workload and trials.budget overall; the family-wise error bound covers every
+look). It writes to the output directory:
+
+  results/<cell>.json   one result file per workload cell
+  comparison.json       the complete comparison (schema perfgate.comparison/v1)
+  report.md             the full markdown report
+  comment.md            the PR comment (trimmed to GitHub's size limit)
+  report.txt            the terminal report
+
+Exit codes: 0 pass, 1 regression, 2 invalid input or comparison (missing
+baseline, changed workload), 3 the run failed (partial results are written
+and never pass), 4 inconclusive with --fail-on-inconclusive.
+
+--shard i/N runs every N-th workload cell (for a CI matrix; combine the
+shards with perfgate merge). --from DIR skips running and judges results
+already on disk (a merged shard directory).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runGate(cmd.Context(), s, cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.configFile, "config", "", "configuration file (default "+config.DefaultFile+" when it exists)")
+	f.String("profile", "", "baseline profile: baselines/<profile>/ and the PR comment's marker")
+	f.StringSlice("workloads", nil, "workload files or globs (comma-separated or repeated)")
+	f.String("url", "", "base URL of the candidate server, e.g. http://127.0.0.1:8000")
+	f.String("server-cmd", "", "command that launches the candidate server")
+	f.String("baselines", "", "baseline store root directory")
+	f.StringP("output", "o", "", "output directory")
+	f.Int("trials", 0, "trials per workload before the first comparison (default: each workload's trials.min)")
+	f.Int("max-trials", 0, "most trials per workload including extra looks (default: each workload's trials.max)")
+	f.Duration("budget", 0, "wall-clock budget for extra trials")
+	f.Float64("alpha", 0, "family-wise false-regression rate of the gate run")
+	f.Bool("comment", true, "inside GitHub Actions, post or update the PR comment")
+	f.Bool("fail-on-inconclusive", false, "exit 4 when the verdict is inconclusive (otherwise 0 with a warning)")
+	f.StringVar(&o.shard, "shard", "", "run only shard i of N of the workload cells, e.g. 2/4")
+	f.StringVar(&o.from, "from", "", "judge the result files in DIR instead of running (e.g. after perfgate merge)")
+	return cmd
+}
+
+func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
+	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: gateFlagKeys})
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+	}
+	cfg := l.Config
+	policy, err := gatePolicy(l)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	baseDir := filepath.Join(cfg.Baselines, cfg.Profile)
+	baselines, err := gateBaselines(baseDir)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+
+	var manifests []*workload.Manifest
+	if len(cfg.Workloads) > 0 {
+		paths, err := gateGlob(cfg.Workloads)
+		if err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+		if manifests, err = workload.LoadPaths(paths); err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+	}
+	if o.shard != "" {
+		i, n, err := gateParseShard(o.shard)
+		if err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+		if manifests, err = pipeline.Shard(manifests, i, n); err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+	}
+
+	var out *pipeline.Outcome
+	if o.from != "" {
+		out, err = gateJudge(o.from, baselines, manifests, policy)
+		if err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+	} else {
+		if len(manifests) == 0 {
+			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
+		}
+		if len(cfg.Server.Command) > 0 {
+			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l)
+		} else if cfg.Server.URL == "" {
+			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
+		} else {
+			out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	paths := gateReportPaths(cfg, baseDir, out)
+	gateAttachBaselines(paths.data, baselines)
+	return gateFinish(ctx, s, cfg, out, paths)
+}
+
+// gateRun runs the manifests against the configured server.
+func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+	runner, err := loadgen.New(loadgen.Config{URL: cfg.Server.URL, Progress: s.Err, ToolVersion: Version, Warmups: -1})
+	if err != nil {
+		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
+	}
+	defer runner.Close()
+	opts := pipeline.Options{Baselines: baselines, Policy: p, Budget: cfg.Trials.Budget, Log: s.Err}
+	if l.Source("policy.min_trials") != "default" {
+		opts.MinTrials = cfg.Policy.MinTrials
+	}
+	if l.Source("trials.max") != "default" {
+		opts.MaxTrials = cfg.Trials.Max
+	}
+	fp := &gateFingerprint{argv: cfg.Server.Command}
+	out, err := pipeline.Run(ctx, gateTrials{runner, fp}, ms, opts)
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	return out, nil
+}
+
+// gateLaunchAndRun starts the candidate server (server.command), waits
+// until it is ready, runs the gate against it, and stops it with every
+// process it spawned. A server that dies or stops answering during the run
+// makes the run fail (exit 3), with the end of its log in the results.
+func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+	env, err := server.ParseEnv(cfg.Server.Env)
+	if err != nil {
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
+	}
+	sc := server.Config{
+		Command: cfg.Server.Command, Env: env, BaseEnv: os.Environ(), Workdir: cfg.Server.Workdir,
+		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
+	}
+	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(fingerprint.RedactArgv(cfg.Server.Command)))
+	var out *pipeline.Outcome
+	err = server.Supervise(ctx, sc, nil, func(ctx context.Context, info server.Info) error {
+		run := cfg
+		run.Server.URL = info.URL
+		var err error
+		out, err = gateRun(ctx, s, run, ms, baselines, p, l)
+		return err
+	})
+	if err == nil {
+		return out, nil
+	}
+	tail, died := server.Failed(err)
+	if out == nil {
+		// The server never became ready (or could not start): nothing ran.
+		if tail != "" {
+			fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
+		}
+		return nil, exitf(ExitRunFailed, "server.command: %w", err)
+	}
+	if died {
+		if out.RunErr == nil {
+			out.RunErr = err
+		}
+		for _, r := range out.Results {
+			if !r.Complete || r.Server.LogTail == "" {
+				r.Server.LogTail = tail
+			}
+		}
+	}
+	return out, nil
+}
+
+// gateTrials adds the environment fingerprint to every result the load
+// generator starts, so the verdict can refuse comparisons across hardware.
+type gateTrials struct {
+	*loadgen.Runner
+	fp *gateFingerprint
+}
+
+func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.Result {
+	r := g.Runner.NewResult(m, srv)
+	r.Fingerprint = g.fp.get(srv)
+	return r
+}
+
+// gateFingerprint collects the fingerprint once per run. argv is the
+// server's command line when perfgate launched it.
+type gateFingerprint struct {
+	argv []string
+	fp   map[string]string
+}
+
+func (g *gateFingerprint) get(srv result.Server) map[string]string {
+	if g.fp == nil {
+		g.fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
+			Environ: os.Environ, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv,
+		})
+	}
+	cp := make(map[string]string, len(g.fp))
+	for k, v := range g.fp {
+		cp[k] = v
+	}
+	return cp
+}
+
+// gateJudge compares results already on disk (perfgate merge output).
+// When workloads are configured, their cells are the expected set, so a
+// shard that never uploaded shows up as missing instead of vanishing.
+func gateJudge(dir string, baselines []*result.Result, ms []*workload.Manifest, p verdict.Policy) (*pipeline.Outcome, error) {
+	srcs, err := merge.Read([]string{dir})
+	if err != nil {
+		return nil, fmt.Errorf("--from: %w", err)
+	}
+	merged, err := merge.Results(srcs)
+	if err != nil {
+		return nil, fmt.Errorf("--from: %w", err)
+	}
+	out := &pipeline.Outcome{}
+	for _, m := range merged {
+		out.Results = append(out.Results, m.Result)
+	}
+	base := baselines
+	if len(ms) > 0 {
+		want := map[string]bool{}
+		for _, m := range ms {
+			want[m.Cell] = true
+		}
+		base = nil
+		for _, b := range baselines {
+			if want[b.Workload.Cell] {
+				base = append(base, b)
+			}
+		}
+	}
+	out.Comparison, err = verdict.Compare(base, out.Results, p, verdict.Look{})
+	if err != nil {
+		return nil, err
+	}
+	out.Looks = 1
+	for _, r := range out.Results {
+		if !r.Complete && out.RunErr == nil {
+			out.RunErr = fmt.Errorf("%s: incomplete run: %s", r.Workload.Cell, r.IncompleteReason)
+		}
+	}
+	return out, nil
+}
+
+// gateBaselines reads baselines/<profile>/*.json. A missing directory is
+// not an error here: every cell is then reported as missing its baseline,
+// which fails closed with a message saying how to record one.
+func gateBaselines(dir string) ([]*result.Result, error) {
+	if st, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("baselines: %s is not a directory", dir)
+	}
+	rs, err := result.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: %w", err)
+	}
+	return rs, nil
+}
+
+// gatePolicy builds the verdict policy: the verdict's defaults, with the
+// settings the user set explicitly (file, environment or flag) on top.
+// Defaults of the configuration are not applied, so the verdict's own
+// documented defaults (alpha 0.01) hold unless the user chose otherwise.
+func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
+	p := verdict.DefaultPolicy()
+	c := l.Config.Policy
+	if l.Source("policy.alpha") != "default" {
+		p.Alpha = c.Alpha
+	}
+	if len(c.Gated) > 0 {
+		p.Rules = nil
+		for _, id := range c.Gated {
+			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: verdict.DefaultTolerance(id)})
+		}
+	}
+	for id, tol := range c.Tolerances {
+		found := false
+		for i := range p.Rules {
+			if p.Rules[i].Metric == id {
+				p.Rules[i].Tolerance, found = tol, true
+			}
+		}
+		if !found {
+			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: tol})
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("policy (%s): %w", l.Source("policy.gated"), err)
+	}
+	return p, nil
+}
+
+// gateGlob expands the glob patterns among the workload paths (the
+// configuration allows "workloads/smoke/*.yaml"); a pattern matching
+// nothing is an error naming it, not a silently smaller gate.
+func gateGlob(patterns []string) ([]string, error) {
+	var out []string
+	for _, p := range patterns {
+		if !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		matches, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("workloads: pattern %q: %w", p, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("workloads: pattern %q matches no file", p)
+		}
+		out = append(out, matches...)
+	}
+	return out, nil
+}
+
+// gateParseShard parses "i/N".
+func gateParseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/N with 1 <= i <= N, e.g. 2/4", s)
+	}
+	return i, n, nil
+}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/merge"
+	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/report"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// gatePaths are the files a gate run writes.
+type gatePaths struct {
+	dir, results, comparison, report, comment, text string
+	data                                            *report.Data
+}
+
+// gateReportPaths lays out the output directory and the report's view of
+// it (where each raw result and baseline file is).
+func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome) gatePaths {
+	dir := cfg.Output
+	p := gatePaths{
+		dir:        dir,
+		results:    filepath.Join(dir, merge.ResultsDir),
+		comparison: filepath.Join(dir, "comparison.json"),
+		report:     filepath.Join(dir, "report.md"),
+		comment:    filepath.Join(dir, "comment.md"),
+		text:       filepath.Join(dir, "report.txt"),
+	}
+	d := &report.Data{
+		Comparison: out.Comparison, Profile: cfg.Profile,
+		Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
+		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{},
+		FullReport: p.report,
+		Footer:     fmt.Sprintf("perfgate %s · %d look(s), %d extra trial(s)", Version, out.Looks, out.ExtraTrials),
+	}
+	for _, r := range out.Results {
+		d.Candidates[r.Workload.Cell] = r
+		d.ResultPaths[r.Workload.Cell] = filepath.Join(p.results, result.FileName(r.Workload.Cell))
+	}
+	for _, w := range out.Comparison.Workloads {
+		if w.Status != verdict.MissingBaseline {
+			d.BaselinePaths[w.Cell] = filepath.Join(baseDir, result.FileName(w.Cell))
+		}
+	}
+	if out.RunErr != nil {
+		d.RunError = out.RunErr.Error()
+	}
+	p.data = d
+	return p
+}
+
+// gateAttachBaselines gives the report the baseline results for the
+// serving-benchmark facts.
+func gateAttachBaselines(d *report.Data, baselines []*result.Result) {
+	for _, b := range baselines {
+		d.Baselines[b.Workload.Cell] = b
+	}
+}
+
+// gateFinish writes the results, the comparison and the reports, prints
+// the terminal report, and turns the outcome into the exit code.
+func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths) error {
+	for _, r := range out.Results {
+		if err := result.Write(p.data.ResultPaths[r.Workload.Cell], r); err != nil {
+			return fmt.Errorf("writing results: %w", err)
+		}
+	}
+	var cmpJSON, full, comment, text bytes.Buffer
+	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
+		return err
+	}
+	if err := report.Markdown(&full, p.data, 0); err != nil {
+		return err
+	}
+	if err := report.Markdown(&comment, p.data, report.CommentLimit); err != nil {
+		return err
+	}
+	if err := report.Text(&text, p.data); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{p.comparison, cmpJSON.Bytes()}, {p.report, full.Bytes()}, {p.comment, comment.Bytes()}, {p.text, text.Bytes()}} {
+		if err := result.WriteFileAtomic(f.path, f.data); err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+	}
+	s.Out.Write(text.Bytes())
+	fmt.Fprintf(s.Out, "\nwrote %s, %s, %s and %s\n", p.results, p.comparison, p.report, p.comment)
+
+	code, msg := gateExit(out, cfg.GitHub.FailOnInconclusive)
+	if err := gatePublish(ctx, s, cfg, out, p, code, comment.String()); err != nil {
+		fmt.Fprintf(s.Err, "perfgate: warning: publishing to GitHub: %v\n", err)
+	}
+	if code == ExitPass {
+		if msg != "" {
+			fmt.Fprintf(s.Err, "perfgate: warning: %s\n", msg)
+		}
+		return nil
+	}
+	if msg == "" {
+		return &ExitError{Code: code}
+	}
+	return exitf(code, "%s", msg)
+}
+
+// gateExit maps the outcome to the exit code: a failed run is 3 whatever
+// the partial comparison says; otherwise the verdict decides, with an
+// inconclusive verdict failing only when asked to.
+func gateExit(out *pipeline.Outcome, failOnInconclusive bool) (ExitCode, string) {
+	if out.RunErr != nil {
+		return ExitRunFailed, "the run failed: " + out.RunErr.Error() + " (partial results written; they never pass)"
+	}
+	switch out.Comparison.Verdict {
+	case verdict.Regression:
+		return ExitRegression, ""
+	case verdict.Invalid:
+		return ExitInvalid, "some workloads could not be compared (see the report)"
+	case verdict.Inconclusive:
+		if failOnInconclusive {
+			return ExitInconclusive, ""
+		}
+		return ExitPass, "the verdict is inconclusive within the trial budget; passing because --fail-on-inconclusive is off"
+	}
+	return ExitPass, ""
+}

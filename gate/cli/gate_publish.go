@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/github"
+	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/report"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// gateGetenv reads the process environment; tests replace it.
+var gateGetenv = os.Getenv
+
+// gatePublish hands the outcome to GitHub when running inside Actions:
+// outputs, step summary, annotations, and the sticky PR comment. Outside
+// Actions it does nothing. A publishing failure is a warning, never a
+// change of the verdict.
+func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths, code ExitCode, comment string) error {
+	env, err := github.EnvFrom(gateGetenv)
+	if err != nil {
+		return err
+	}
+	if !env.Actions {
+		return nil
+	}
+	if cfg.GitHub.Token != "" {
+		env.Token = github.Token(cfg.GitHub.Token)
+	}
+	r := github.Report{
+		Profile:        cfg.Profile,
+		Markdown:       comment,
+		Verdict:        code.String(),
+		ReportPath:     p.report,
+		ComparisonPath: p.comparison,
+		Annotations:    gateAnnotations(out),
+	}
+	for _, c := range out.Comparison.Cells {
+		if c.Gated && c.Outcome == verdict.Regression {
+			r.Regressed = append(r.Regressed, c.Workload+":"+c.Metric)
+		}
+	}
+	pub, err := github.Publish(ctx, env, r, github.Options{Comment: cfg.GitHub.Comment, Out: s.Out})
+	if pub.Comment.Action != "" && pub.Comment.Action != github.Skipped {
+		fmt.Fprintf(s.Err, "perfgate: PR comment %s: %s\n", pub.Comment.Action, pub.Comment.URL)
+	}
+	return err
+}
+
+// gateAnnotations turns regressions, undecided cells and a failed run into
+// ::error / ::warning lines on the workflow run.
+func gateAnnotations(out *pipeline.Outcome) []github.Annotation {
+	var list []github.Annotation
+	if out.RunErr != nil {
+		list = append(list, github.Annotation{Level: github.Error, Title: "perfgate: run failed", Message: out.RunErr.Error()})
+	}
+	for i := range out.Comparison.Cells {
+		c := &out.Comparison.Cells[i]
+		if !c.Gated {
+			continue
+		}
+		msg := fmt.Sprintf("%s %s (interval %s, tolerance %s), %d vs %d trials", c.Label, report.Change(c), report.Interval(c), report.Tolerance(c), c.Baseline.N, c.Candidate.N)
+		switch c.Outcome {
+		case verdict.Regression:
+			list = append(list, github.Annotation{Level: github.Error, Title: "perfgate: regression in " + c.Workload, Message: msg})
+		case verdict.Inconclusive:
+			list = append(list, github.Annotation{Level: github.Warning, Title: "perfgate: undecided in " + c.Workload, Message: msg})
+		}
+	}
+	for _, w := range out.Comparison.Workloads {
+		if w.Status != verdict.Compared && !w.Allowed {
+			list = append(list, github.Annotation{Level: github.Error, Title: "perfgate: " + w.Cell + " not compared", Message: w.Message})
+		}
+	}
+	// Keep the run page readable: GitHub shows at most 10 errors and 10
+	// warnings per step anyway.
+	if len(list) > 20 {
+		list = list[:20]
+	}
+	return list
+}

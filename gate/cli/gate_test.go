@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/verdict"
+	"github.com/perfgate/perfgate/internal/fakegithub"
+)
+
+// gateTest is one end-to-end setup: the simulator in process, the test
+// workloads and configuration, and a baseline recorded from the simulator
+// by perfgate gate itself (its results promoted the way `baseline update`
+// does: copied into baselines/<profile>/).
+type gateTest struct {
+	t         *testing.T
+	srv       *sim.Server
+	url       string
+	dir       string
+	baselines string
+	env       map[string]string
+}
+
+var gateWorkloads = []string{"testdata/gate/decode-a.yaml", "testdata/gate/decode-b.yaml"}
+
+func newGateTest(t *testing.T) *gateTest {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end gate test against the simulator")
+	}
+	srv := sim.New(gateSimConfig(t))
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	g := &gateTest{t: t, srv: srv, url: ts.URL, dir: t.TempDir(), env: map[string]string{}}
+	g.baselines = filepath.Join(g.dir, "baselines")
+	old := gateGetenv
+	gateGetenv = func(k string) string { return g.env[k] }
+	t.Cleanup(func() { gateGetenv = old })
+
+	// First run: no baselines yet, so every workload is missing one (exit 2).
+	code, out, errOut := g.gate("base", "--baselines", filepath.Join(g.dir, "none"))
+	if code != ExitInvalid || !strings.Contains(out, "missing-baseline") {
+		t.Fatalf("baseline run: exit %d, want 2 with missing baselines\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	rs, err := result.ReadDir(filepath.Join(g.dir, "base", "results"))
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("baseline results: %d, %v", len(rs), err)
+	}
+	for _, r := range rs {
+		if err := result.Write(filepath.Join(g.baselines, "e2e", result.FileName(r.Workload.Cell)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+// gateSimConfig is the "fast" preset with 5 ms decode steps: Go timers
+// wake about a millisecond late on a loaded machine, which is noise of 20 %
+// per 1 ms step but 4 % per 5 ms step, and the slower token rate keeps a
+// race-instrumented client and server from saturating two cores.
+func gateSimConfig(t *testing.T) sim.Config {
+	t.Helper()
+	cfg, err := sim.Preset("fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.StepBase *= 5
+	cfg.DecodeFixed *= 5
+	return cfg
+}
+
+// gate runs `perfgate gate` with the test configuration, writing to
+// dir/<out>; extra flags come last.
+func (g *gateTest) gate(out string, extra ...string) (ExitCode, string, string) {
+	args := []string{"gate", "--config", "testdata/gate/perfgate.yaml", "--url", g.url,
+		"--baselines", g.baselines, "-o", filepath.Join(g.dir, out)}
+	for _, w := range gateWorkloads {
+		args = append(args, "--workloads", w)
+	}
+	args = append(args, extra...)
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	return code, stdout.String(), stderr.String()
+}
+
+func (g *gateTest) comparison(out string) *verdict.Comparison {
+	g.t.Helper()
+	data, err := os.ReadFile(filepath.Join(g.dir, out, "comparison.json"))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	var c verdict.Comparison
+	if err := json.Unmarshal(data, &c); err != nil {
+		g.t.Fatal(err)
+	}
+	return &c
+}
+
+func (g *gateTest) slowDecode(scale float64) {
+	g.t.Helper()
+	if err := g.srv.Update(func(c *sim.Config) { c.DecodeScale = scale }); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// TestGateEndToEnd runs the gate against the simulator inside a simulated
+// GitHub Actions pull-request run with a fake GitHub API:
+//   - an unchanged candidate passes (exit 0) and creates the sticky comment;
+//   - decode cost x1.1 is a regression (exit 1) whose first line names TPOT
+//     or ITL, and the second run edits the comment instead of adding one;
+//   - the same candidate split in two shards and merged gets the same
+//     verdict as the unsharded run.
+func TestGateEndToEnd(t *testing.T) {
+	g := newGateTest(t)
+	fake := &fakegithub.Server{Token: "ghs_test", Owner: "o", Repo: "r"}
+	api := httptest.NewServer(fake)
+	t.Cleanup(api.Close)
+	event := filepath.Join(g.dir, "event.json")
+	if err := os.WriteFile(event, []byte(`{"number": 7, "pull_request": {"number": 7, "head": {"sha": "abc"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outputs := filepath.Join(g.dir, "github_output")
+	g.env = map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_API_URL": api.URL, "GITHUB_REPOSITORY": "o/r",
+		"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event, "GITHUB_TOKEN": "ghs_test",
+		"GITHUB_OUTPUT": outputs, "GITHUB_STEP_SUMMARY": filepath.Join(g.dir, "summary.md"),
+	}
+
+	code, out, errOut := g.gate("same")
+	if code != ExitPass {
+		t.Fatalf("unchanged candidate: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, f := range []string{"comparison.json", "report.md", "comment.md", "report.txt", "results/decode-a.json", "results/decode-b.json"} {
+		if _, err := os.Stat(filepath.Join(g.dir, "same", f)); err != nil {
+			t.Errorf("output %s: %v", f, err)
+		}
+	}
+
+	g.slowDecode(1.1)
+	code, out, errOut = g.gate("slow")
+	first, _, _ := strings.Cut(out, "\n")
+	if code != ExitRegression || !strings.HasPrefix(first, "REGRESSION in decode-") || !(strings.Contains(first, "TPOT") || strings.Contains(first, "ITL")) {
+		t.Fatalf("decode x1.1: exit %d, first line %q; want exit 1 naming TPOT or ITL\nstdout:\n%s\nstderr:\n%s", code, first, out, errOut)
+	}
+	if strings.Contains(out+errOut, "ghs_test") {
+		t.Error("the token appeared in the output")
+	}
+	comments := fake.Comments(7)
+	if len(comments) != 1 {
+		t.Fatalf("%d comments on the PR after two runs, want exactly 1", len(comments))
+	}
+	if c, e := fake.Count("POST", `/repos/o/r/issues/7/comments`), fake.Count("PATCH", `/repos/o/r/issues/comments/\d+`); c != 1 || e != 1 {
+		t.Errorf("%d comment creations and %d edits, want 1 and 1; requests: %+v\nstderr of the second run:\n%s", c, e, fake.Requests(), errOut)
+	}
+	if body := comments[0].Body; !strings.HasPrefix(body, "### ❌ Regression in decode-") || !strings.Contains(body, "<!-- perfgate:e2e -->") {
+		t.Errorf("the edited comment does not start with the regression or lacks the marker:\n%.300s", body)
+	}
+	if data, err := os.ReadFile(outputs); err != nil || !strings.Contains(string(data), "regression") || !strings.Contains(string(data), "comparison-path") {
+		t.Errorf("GITHUB_OUTPUT: %q, %v", data, err)
+	}
+	unsharded := g.comparison("slow").Verdict
+
+	g.env = map[string]string{} // the shards run outside Actions
+	for i, shard := range []string{"1/2", "2/2"} {
+		if code, out, errOut := g.gate("shard"+string(rune('1'+i)), "--shard", shard); code == ExitInvalid || code == ExitRunFailed {
+			t.Fatalf("shard %s: exit %d\n%s\n%s", shard, code, out, errOut)
+		}
+	}
+	merged := filepath.Join(g.dir, "merged")
+	if code, _, errOut := runMergeCLI(filepath.Join(g.dir, "shard1"), filepath.Join(g.dir, "shard2"), "-o", merged); code != ExitPass {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	code, out, errOut = g.gate("judged", "--from", merged)
+	if got := g.comparison("judged").Verdict; got != unsharded || code != ExitRegression {
+		t.Errorf("sharded and merged: verdict %s (exit %d), unsharded %s\n%s\n%s", got, code, unsharded, out, errOut)
+	}
+}
+
+func TestGateBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gate", "--workloads", "testdata/gate/nope.yaml", "--url", "http://127.0.0.1:1"}, "nope.yaml"},
+		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml"}, "--url"},
+		{[]string{"gate", "--workloads", "testdata/gate/*.yml", "--url", "http://127.0.0.1:1"}, "matches no file"},
+		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--url", "http://127.0.0.1:1", "--shard", "3/2"}, "--shard"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), tt.args, Streams{Out: &out, Err: &errb})
+		if code != ExitInvalid || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tt.args, code, errb.String(), tt.want)
+		}
+	}
+}
+
+// TestGateServerDiesBeforeReady: a server command that exits at once is a
+// run failure (exit 3) that shows the end of the server's log.
+func TestGateServerDiesBeforeReady(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "-o", t.TempDir(),
+		"--server-cmd", "sh -c 'echo CUDA out of memory >&2; exit 1'", "--url", "http://127.0.0.1:1"}
+	code := Main(context.Background(), args, Streams{Out: &out, Err: &errb})
+	if code != ExitRunFailed || !strings.Contains(errb.String(), "CUDA out of memory") {
+		t.Errorf("exit %d, stderr %q; want 3 with the server's log", code, errb.String())
+	}
+}

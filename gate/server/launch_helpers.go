@@ -1,0 +1,61 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Launch starts the server described by cfg and waits until it is ready,
+// stopping it again if it never gets there. It is what `perfgate run` and
+// `perfgate gate` do when server.command is set: on success the caller
+// owns the Process and must Stop it.
+func Launch(ctx context.Context, cfg Config, client *http.Client) (*Process, Info, error) {
+	p, err := Start(cfg)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	timeout := cfg.ReadyTimeout
+	if timeout <= 0 {
+		timeout = DefaultReadyTimeout
+	}
+	info, err := p.Ready(ctx, client, timeout)
+	if err != nil {
+		_ = p.Stop()
+		return nil, Info{}, err
+	}
+	return p, info, nil
+}
+
+// ParseEnv turns server.env entries ("NAME=value") into Config.Env. An
+// entry without "=" or with an empty name is an error naming its position.
+func ParseEnv(entries []string) (map[string]string, error) {
+	env := make(map[string]string, len(entries))
+	for i, e := range entries {
+		name, value, ok := strings.Cut(e, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("server.env entry %d (%q): want NAME=value", i+1, redactEntry(e))
+		}
+		env[name] = value
+	}
+	return env, nil
+}
+
+// redactEntry hides everything after the first 3 characters of a malformed
+// entry, which might be a bare secret.
+func redactEntry(e string) string {
+	if len(e) <= 3 {
+		return e
+	}
+	return e[:3] + "..."
+}
+
+// DefaultWatchInterval and DefaultWatchFailures are what a run uses for
+// Watch: a dead engine answers /health 503 at once, a busy one may miss a
+// probe under load, so three misses in a row two seconds apart.
+const (
+	DefaultWatchInterval = 2 * time.Second
+	DefaultWatchFailures = 3
+)

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+)
+
+// Supervise launches the server described by cfg, waits until it is ready,
+// and calls fn with a context that is cancelled the moment the server dies
+// or fails its health checks (DefaultWatchInterval, DefaultWatchFailures);
+// context.Cause(ctx) then is the *ExitError (with the log tail) or
+// *HealthError. The server is stopped when fn returns. The returned error
+// is the server's failure when there was one (a run cut short by a dead
+// server must report the server, not "context canceled"), else fn's error,
+// else Stop's.
+//
+// This is the whole of what `perfgate run` and `perfgate gate` need to own
+// a candidate server: run the trials inside fn against info.URL, and treat
+// an error that errors.As finds an *ExitError or *HealthError in as a run
+// failure (exit 3) whose Tail goes into the report.
+func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx context.Context, info Info) error) error {
+	p, info, err := Launch(ctx, cfg, client)
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	failed := p.Watch(watchCtx, client, DefaultWatchInterval, DefaultWatchFailures)
+	watched := make(chan error, 1)
+	go func() {
+		err := <-failed // nil when the watch is stopped
+		if err != nil {
+			cancel(err)
+		}
+		watched <- err
+	}()
+	fnErr := fn(runCtx, info)
+	stopWatch()
+	serverErr := <-watched
+	cancel(nil)
+	stopErr := p.Stop()
+	switch {
+	case serverErr != nil:
+		return serverErr
+	case fnErr != nil:
+		return fnErr
+	case stopErr != nil:
+		return stopErr
+	}
+	return nil
+}
+
+// Failed reports whether err says the server under test died or became
+// unhealthy, and returns the end of its log when perfgate launched it.
+func Failed(err error) (tail string, ok bool) {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Tail, true
+	}
+	var he *HealthError
+	if errors.As(err, &he) {
+		return "", true
+	}
+	var nr *NotReadyError
+	if errors.As(err, &nr) {
+		return nr.Tail, true
+	}
+	return "", false
+}

@@ -1,0 +1,64 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSuperviseCrash: the run's context is cancelled when the real
+// simulator crashes mid-run, and Supervise reports the crash, not the
+// cancellation.
+func TestSuperviseCrash(t *testing.T) {
+	t.Parallel()
+	cfg := simConfig(t, "--exit-after", "1")
+	cfg.ReadyTimeout = 30 * time.Second
+	err := Supervise(context.Background(), cfg, nil, func(ctx context.Context, info Info) error {
+		complete(info.URL, info.Models[0])
+		complete(info.URL, info.Models[0]) // the crash
+		select {
+		case <-ctx.Done():
+			return ctx.Err() // what a load generator returns when cut short
+		case <-time.After(20 * time.Second):
+			return errors.New("the run was not cancelled")
+		}
+	})
+	var ee *ExitError
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("Supervise = %v (%T)", err, err)
+	}
+	tail, ok := Failed(err)
+	if !ok || !strings.Contains(tail, "simulated crash") {
+		t.Errorf("Failed = %q, %v", tail, ok)
+	}
+}
+
+// TestSuperviseClean: a run that finishes stops the server cleanly and
+// returns the run's own result.
+func TestSuperviseClean(t *testing.T) {
+	t.Parallel()
+	cfg := helperConfig(t, "ok")
+	cfg.ReadyTimeout = 20 * time.Second
+	runErr := errors.New("regression found")
+	err := Supervise(context.Background(), cfg, nil, func(ctx context.Context, info Info) error {
+		if info.Version != "0.0.0-test" {
+			t.Errorf("info = %+v", info)
+		}
+		return runErr
+	})
+	if !errors.Is(err, runErr) {
+		t.Errorf("Supervise = %v, want the run's error", err)
+	}
+	if _, ok := Failed(err); ok {
+		t.Errorf("a run error reported as a server failure")
+	}
+	// A server that never gets ready never runs fn.
+	cfg = helperConfig(t, "exit")
+	ran := false
+	err = Supervise(context.Background(), cfg, nil, func(context.Context, Info) error { ran = true; return nil })
+	if tail, ok := Failed(err); ran || !ok || !strings.Contains(tail, "unknown model foo") {
+		t.Errorf("never-ready server: ran %v, err %v, tail %q", ran, err, tail)
+	}
+}
