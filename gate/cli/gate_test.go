@@ -138,6 +138,9 @@ func TestGateEndToEnd(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("unchanged candidate: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	if n := fake.Count("POST", `/repos/o/r/issues/7/comments`); n != 1 {
+		t.Fatalf("first run: %d comment creations, want 1; requests %+v\nstderr:\n%s", n, fake.Requests(), errOut)
+	}
 	for _, f := range []string{"comparison.json", "report.md", "comment.md", "report.txt", "results/decode-a.json", "results/decode-b.json"} {
 		if _, err := os.Stat(filepath.Join(g.dir, "same", f)); err != nil {
 			t.Errorf("output %s: %v", f, err)
