@@ -38,8 +38,12 @@ fi
 # A clean repository holding the work tree as it is (committed or not), with
 # an origin that names the repository the fake API serves.
 mkdir -p "$work/repo" "$work/state"
-(cd "$root" && git ls-files -z --cached --others --exclude-standard) |
-  (cd "$root" && xargs -0 tar -cf - --) | tar -xf - -C "$work/repo"
+(
+  cd "$root"
+  git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do if [[ -e "$f" ]]; then printf '%s\0' "$f"; fi; done |
+    xargs -0 tar -cf - --
+) | tar -xf - -C "$work/repo"
 (
   cd "$work/repo"
   git init -q

@@ -191,8 +191,8 @@ func TestGateBadInput(t *testing.T) {
 	}{
 		{[]string{"gate", "--workloads", "testdata/gate/nope.yaml", "--url", "http://127.0.0.1:1"}, "nope.yaml"},
 		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml"}, "--url"},
+		{[]string{"gate", "--workloads", "testdata/gate/*.yml", "--url", "http://127.0.0.1:1"}, "matches no file"},
 		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--url", "http://127.0.0.1:1", "--shard", "3/2"}, "--shard"},
-		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--server-cmd", "vllm serve x"}, "server"},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
@@ -200,5 +200,17 @@ func TestGateBadInput(t *testing.T) {
 		if code != ExitInvalid || !strings.Contains(errb.String(), tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tt.args, code, errb.String(), tt.want)
 		}
+	}
+}
+
+// TestGateServerDiesBeforeReady: a server command that exits at once is a
+// run failure (exit 3) that shows the end of the server's log.
+func TestGateServerDiesBeforeReady(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "-o", t.TempDir(),
+		"--server-cmd", "sh -c 'echo CUDA out of memory >&2; exit 1'", "--url", "http://127.0.0.1:1"}
+	code := Main(context.Background(), args, Streams{Out: &out, Err: &errb})
+	if code != ExitRunFailed || !strings.Contains(errb.String(), "CUDA out of memory") {
+		t.Errorf("exit %d, stderr %q; want 3 with the server's log", code, errb.String())
 	}
 }
