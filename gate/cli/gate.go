@@ -81,7 +81,7 @@ shards with perfgate merge). --from DIR skips running and judges results
 already on disk (a merged shard directory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runGate(cmd.Context(), s, cmd, o)
+			return gateMain(cmd.Context(), s, cmd, o)
 		},
 	}
 	f := cmd.Flags()
@@ -105,7 +105,9 @@ already on disk (a merged shard directory).`,
 	return cmd
 }
 
-func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
+// gateMain is perfgate gate: configuration, workloads, baselines, then a
+// run (or --from) and the reports and exit code.
+func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: gateFlagKeys})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}

@@ -21,12 +21,12 @@ import (
 // runs until perfgate stops it.
 func TestMain(m *testing.M) {
 	if os.Getenv("CLI_TEST_SERVE_SIM") == "1" {
-		os.Exit(serveSimForTest())
+		os.Exit(gateServeSim())
 	}
 	os.Exit(m.Run())
 }
 
-func serveSimForTest() int {
+func gateServeSim() int {
 	cfg, err := sim.Preset("fast")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

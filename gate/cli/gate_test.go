@@ -178,7 +178,7 @@ func TestGateEndToEnd(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(g.dir, "merged")
-	if code, _, errOut := runMergeCLI(filepath.Join(g.dir, "shard1"), filepath.Join(g.dir, "shard2"), "-o", merged); code != ExitPass {
+	if code, _, errOut := mergeRunCLI(filepath.Join(g.dir, "shard1"), filepath.Join(g.dir, "shard2"), "-o", merged); code != ExitPass {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
 	code, out, errOut = g.gate("judged", "--from", merged)
