@@ -44,9 +44,11 @@ var gateFlagKeys = map[string]string{
 
 // gateOptions are the flags that are not configuration settings.
 type gateOptions struct {
-	configFile string
-	shard      string
-	from       string
+	configFile    string
+	shard         string
+	from          string
+	allowMissing  bool
+	allowMismatch bool
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -79,7 +81,7 @@ shards with perfgate merge). --from DIR skips running and judges results
 already on disk (a merged shard directory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runGate(cmd.Context(), s, cmd, o)
+			return gateMain(cmd.Context(), s, cmd, o)
 		},
 	}
 	f := cmd.Flags()
@@ -98,10 +100,14 @@ already on disk (a merged shard directory).`,
 	f.Bool("fail-on-inconclusive", false, "exit 4 when the verdict is inconclusive (otherwise 0 with a warning)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of N of the workload cells, e.g. 2/4")
 	f.StringVar(&o.from, "from", "", "judge the result files in DIR instead of running (e.g. after perfgate merge)")
+	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline, instead of failing (exit 2)")
+	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare even when fingerprint keys that must match (GPU, model) differ")
 	return cmd
 }
 
-func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
+// gateMain is perfgate gate: configuration, workloads, baselines, then a
+// run (or --from) and the reports and exit code.
+func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: gateFlagKeys})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
@@ -114,6 +120,8 @@ func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions)
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	policy.AllowMissing = policy.AllowMissing || o.allowMissing
+	policy.AllowMismatch = policy.AllowMismatch || o.allowMismatch
 	baseDir := filepath.Join(cfg.Baselines, cfg.Profile)
 	baselines, err := gateBaselines(baseDir)
 	if err != nil {

@@ -16,17 +16,17 @@ import (
 )
 
 // TestMain doubles as a fake vLLM server process for the --server-cmd
-// test: with PERFGATE_CLI_TEST_SIM=1 the test binary serves the simulator
+// test: with CLI_TEST_SERVE_SIM=1 the test binary serves the simulator
 // on a free loopback port, announces it the way vLLM's Uvicorn does, and
 // runs until perfgate stops it.
 func TestMain(m *testing.M) {
-	if os.Getenv("PERFGATE_CLI_TEST_SIM") == "1" {
-		os.Exit(serveSimForTest())
+	if os.Getenv("CLI_TEST_SERVE_SIM") == "1" {
+		os.Exit(gateServeSim())
 	}
 	os.Exit(m.Run())
 }
 
-func serveSimForTest() int {
+func gateServeSim() int {
 	cfg, err := sim.Preset("fast")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -56,7 +56,7 @@ func TestGateLaunchesServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PERFGATE_CLI_TEST_SIM", "1")
+	t.Setenv("CLI_TEST_SERVE_SIM", "1")
 	out := t.TempDir()
 	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "-o", out,
 		"--baselines", filepath.Join(out, "none"), "--server-cmd", fmt.Sprintf("'%s' -test.run=^$", exe)}
@@ -71,5 +71,14 @@ func TestGateLaunchesServer(t *testing.T) {
 	}
 	if len(r.ValidTrials()) != 2 || !strings.Contains(r.Fingerprint["server.argv"], "-test.run") {
 		t.Errorf("%d valid trials, fingerprint server.argv %q", len(r.ValidTrials()), r.Fingerprint["server.argv"])
+	}
+
+	// --allow-missing reaches the policy: the missing baseline is allowed,
+	// though with nothing compared the verdict still fails closed.
+	stdout.Reset()
+	stderr.Reset()
+	code = Main(context.Background(), append(args, "--allow-missing"), Streams{Out: &stdout, Err: &stderr})
+	if code != ExitInvalid || !strings.Contains(stdout.String(), "(allowed by policy)") {
+		t.Errorf("--allow-missing: exit %d, want 2 with the missing baseline allowed\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
 }

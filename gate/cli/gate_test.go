@@ -138,6 +138,9 @@ func TestGateEndToEnd(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("unchanged candidate: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	if n := fake.Count("POST", `/repos/o/r/issues/7/comments`); n != 1 {
+		t.Fatalf("first run: %d comment creations, want 1; requests %+v\nstderr:\n%s", n, fake.Requests(), errOut)
+	}
 	for _, f := range []string{"comparison.json", "report.md", "comment.md", "report.txt", "results/decode-a.json", "results/decode-b.json"} {
 		if _, err := os.Stat(filepath.Join(g.dir, "same", f)); err != nil {
 			t.Errorf("output %s: %v", f, err)
@@ -175,7 +178,7 @@ func TestGateEndToEnd(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(g.dir, "merged")
-	if code, _, errOut := runMergeCLI(filepath.Join(g.dir, "shard1"), filepath.Join(g.dir, "shard2"), "-o", merged); code != ExitPass {
+	if code, _, errOut := mergeRunCLI(filepath.Join(g.dir, "shard1"), filepath.Join(g.dir, "shard2"), "-o", merged); code != ExitPass {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
 	code, out, errOut = g.gate("judged", "--from", merged)
