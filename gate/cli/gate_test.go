@@ -185,6 +185,27 @@ func TestGateEndToEnd(t *testing.T) {
 	if got := g.comparison("judged").Verdict; got != unsharded || code != ExitRegression {
 		t.Errorf("sharded and merged: verdict %s (exit %d), unsharded %s\n%s\n%s", got, code, unsharded, out, errOut)
 	}
+
+	// A server that answers every request with HTTP 500: the run fails
+	// (exit 3), the partial result is written marked incomplete, and the
+	// report says the run failed.
+	if err := g.srv.Update(func(c *sim.Config) { c.DecodeScale = 1; c.Faults.HTTP500Rate = 1 }); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = g.gate("broken")
+	if first, _, _ := strings.Cut(out, "\n"); code != ExitRunFailed || !strings.HasPrefix(first, "RUN FAILED: ") {
+		t.Fatalf("failing server: exit %d, first line %q; want 3 and RUN FAILED\n%s\n%s", code, first, out, errOut)
+	}
+	r, err := result.Read(filepath.Join(g.dir, "broken", "results", "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Complete || r.IncompleteReason == "" {
+		t.Errorf("partial result: complete=%v reason=%q, want incomplete with a reason", r.Complete, r.IncompleteReason)
+	}
+	if md, err := os.ReadFile(filepath.Join(g.dir, "broken", "comment.md")); err != nil || !strings.HasPrefix(string(md), "### 🚫 Run failed: ") {
+		t.Errorf("comment of a failed run: %v\n%.200s", err, md)
+	}
 }
 
 func TestGateBadInput(t *testing.T) {
