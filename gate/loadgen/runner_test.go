@@ -380,3 +380,18 @@ func TestResetPrefixCache(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestInterruptWhileWaiting: Ctrl-C during the readiness wait is an
+// interrupt, not "server not ready".
+func TestInterruptWhileWaiting(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }))
+	defer ts.Close()
+	r := newRunner(t, ts.URL, func(c *Config) { c.ReadyTimeout = time.Minute })
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	begin := time.Now()
+	_, err := r.Run(ctx, manifest(1, 0, 0, 1), 1)
+	if !errors.Is(err, ErrInterrupted) || time.Since(begin) > 5*time.Second {
+		t.Errorf("err = %v after %v", err, time.Since(begin))
+	}
+}
