@@ -4,7 +4,7 @@ BIN       ?= bin/perfgate
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/perfgate/perfgate/gate/cli.Version=$(VERSION)
 
-.PHONY: help build test lint vet fmt-check bench fuzz demo clean
+.PHONY: help build test unit lint vet fmt-check bench fuzz demo actionlint act-selftest clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -12,8 +12,19 @@ help: ## list targets
 build: ## build bin/perfgate
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/perfgate
 
-test: lint ## vet, gofmt check, and the race-enabled test suite (what CI runs)
+test: lint unit actionlint act-selftest ## everything CI runs
+
+unit: ## the race-enabled Go test suite
 	$(GO) test -race -count=1 ./...
+
+demo: ## see the gate catch a decode slowdown on the simulator (about 30 s)
+	$(GO) run ./cmd/perfgate demo
+
+actionlint: ## lint action.yml and every workflow (actionlint + shellcheck)
+	bash .ci/actionlint.sh
+
+act-selftest: ## run the self-test workflow through action.yml with nektos/act against a fake GitHub API
+	bash .ci/act-selftest.sh
 
 lint: vet fmt-check ## go vet and gofmt
 

@@ -38,8 +38,12 @@ fi
 # A clean repository holding the work tree as it is (committed or not), with
 # an origin that names the repository the fake API serves.
 mkdir -p "$work/repo" "$work/state"
-(cd "$root" && git ls-files -z --cached --others --exclude-standard) |
-  (cd "$root" && xargs -0 tar -cf - --) | tar -xf - -C "$work/repo"
+(
+  cd "$root"
+  git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do if [[ -e "$f" ]]; then printf '%s\0' "$f"; fi; done |
+    xargs -0 tar -cf - --
+) | tar -xf - -C "$work/repo"
 (
   cd "$work/repo"
   git init -q
@@ -109,16 +113,23 @@ run_act() { # n
 }
 
 check_api() { # run, want_edited_at_least
-  local created="" edited="" unauthorized="" comments="" marked="" k v
+  local created="" edited="" unauthorized="" comments="" marked="" first_line="" k v
   while IFS='=' read -r k v; do
     case "$k" in
       created) created="$v" ;; edited) edited="$v" ;; unauthorized) unauthorized="$v" ;;
-      comments) comments="$v" ;; marked) marked="$v" ;;
+      comments) comments="$v" ;; marked) marked="$v" ;; first_line) first_line="$v" ;;
     esac
   done < <(curl -fsS "$summary?format=env&marker=%3C%21--%20perfgate%3Aselftest%20--%3E")
   echo "act-selftest: after run $1: created=$created edited=$edited unauthorized=$unauthorized comments=$comments with-marker=$marked"
   if [[ "$created" != 1 || "$comments" != 1 || "$marked" != 1 || "$unauthorized" != 0 || "${edited:-0}" -lt "$2" ]]; then
     echo "act-selftest: want exactly 1 comment, created once, carrying <!-- perfgate:selftest -->, edited at least $2 times, no unauthorized requests"
+    return 1
+  fi
+  # Each workflow run ends with the slowed candidate, so the comment a
+  # reviewer sees must open with the regression.
+  echo "act-selftest: comment first line: $first_line"
+  if [[ "$first_line" != *egression* ]]; then
+    echo "act-selftest: the comment's first line does not announce the regression"
     return 1
   fi
 }

@@ -2,19 +2,19 @@ package cli
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/demo"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
+	"github.com/perfgate/perfgate/workloads"
 )
 
 func init() { register(newDemoCmd) }
-
-// demoDefaultWorkloads are the smoke workloads shipped in the repository.
-const demoDefaultWorkloads = "workloads/smoke"
 
 // newDemoCmd builds `perfgate demo`: the whole gate on a laptop, against
 // the in-process simulator, with a regression it must catch.
@@ -36,9 +36,15 @@ slowdown (or, with --decode-scale 1, when an unchanged candidate passed) and 1
 when it did not.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ms, err := workload.LoadPaths(workloads)
+			var ms []*workload.Manifest
+			var err error
+			if len(workloads) == 0 {
+				ms, err = demoEmbedded()
+			} else {
+				ms, err = workload.LoadPaths(workloads)
+			}
 			if err != nil {
-				return exitf(ExitInvalid, "demo: %w (run it from the repository root, or pass --workloads)", err)
+				return exitf(ExitInvalid, "demo: %w", err)
 			}
 			if dir == "" {
 				if dir, err = os.MkdirTemp("", "perfgate-demo-"); err != nil {
@@ -56,11 +62,37 @@ when it did not.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&workloads, "workloads", []string{demoDefaultWorkloads}, "workload files or globs")
+	f.StringSliceVar(&workloads, "workloads", nil, "workload files or globs (default: the embedded workloads/smoke set)")
 	f.StringVar(&dir, "out", "", "directory for results and reports (default: a new temporary directory)")
 	f.Float64Var(&scale, "decode-scale", 1.15, "decode cost multiplier of the candidate (1 = unchanged)")
 	f.IntVar(&trials, "trials", 0, "trials per workload and arm (default: each workload's trials.min)")
 	return cmd
+}
+
+// demoEmbedded expands the smoke workloads compiled into the binary, so the
+// demo needs no checkout. Errors name the file as it is in the repository.
+func demoEmbedded() ([]*workload.Manifest, error) {
+	names, err := fs.Glob(workloads.Smoke, "smoke/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var ms []*workload.Manifest
+	for _, name := range names {
+		data, err := fs.ReadFile(workloads.Smoke, name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := workload.Parse(path.Join("workloads", name), data)
+		if err != nil {
+			return nil, err
+		}
+		cells, _, err := f.Expand()
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, cells...)
+	}
+	return ms, nil
 }
 
 // demoCheck says whether the demo showed what it promises: a slowed

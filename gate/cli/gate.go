@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -43,9 +44,11 @@ var gateFlagKeys = map[string]string{
 
 // gateOptions are the flags that are not configuration settings.
 type gateOptions struct {
-	configFile string
-	shard      string
-	from       string
+	configFile    string
+	shard         string
+	from          string
+	allowMissing  bool
+	allowMismatch bool
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -78,7 +81,7 @@ shards with perfgate merge). --from DIR skips running and judges results
 already on disk (a merged shard directory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runGate(cmd.Context(), s, cmd, o)
+			return gateMain(cmd.Context(), s, cmd, o)
 		},
 	}
 	f := cmd.Flags()
@@ -97,10 +100,14 @@ already on disk (a merged shard directory).`,
 	f.Bool("fail-on-inconclusive", false, "exit 4 when the verdict is inconclusive (otherwise 0 with a warning)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of N of the workload cells, e.g. 2/4")
 	f.StringVar(&o.from, "from", "", "judge the result files in DIR instead of running (e.g. after perfgate merge)")
+	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline, instead of failing (exit 2)")
+	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare even when fingerprint keys that must match (GPU, model) differ")
 	return cmd
 }
 
-func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
+// gateMain is perfgate gate: configuration, workloads, baselines, then a
+// run (or --from) and the reports and exit code.
+func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: gateFlagKeys})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
@@ -113,6 +120,8 @@ func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions)
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	policy.AllowMissing = policy.AllowMissing || o.allowMissing
+	policy.AllowMismatch = policy.AllowMismatch || o.allowMismatch
 	baseDir := filepath.Join(cfg.Baselines, cfg.Profile)
 	baselines, err := gateBaselines(baseDir)
 	if err != nil {
@@ -121,7 +130,11 @@ func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions)
 
 	var manifests []*workload.Manifest
 	if len(cfg.Workloads) > 0 {
-		if manifests, err = workload.LoadPaths(cfg.Workloads); err != nil {
+		paths, err := gateGlob(cfg.Workloads)
+		if err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+		if manifests, err = workload.LoadPaths(paths); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
 	}
@@ -146,12 +159,12 @@ func runGate(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions)
 			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
 		}
 		if len(cfg.Server.Command) > 0 {
-			return exitf(ExitInvalid, "--server-cmd / server.command: launching the server from perfgate gate is not supported yet; start it yourself and pass --url")
+			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l)
+		} else if cfg.Server.URL == "" {
+			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
+		} else {
+			out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
 		}
-		if cfg.Server.URL == "" {
-			return exitf(ExitInvalid, "no server: set server.url in %s, PERFGATE_SERVER_URL or --url", config.DefaultFile)
-		}
-		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
 		if err != nil {
 			return err
 		}
@@ -175,10 +188,56 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
 	}
-	fp := &gateFingerprint{}
+	fp := &gateFingerprint{argv: cfg.Server.Command}
 	out, err := pipeline.Run(ctx, gateTrials{runner, fp}, ms, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
+	}
+	return out, nil
+}
+
+// gateLaunchAndRun starts the candidate server (server.command), waits
+// until it is ready, runs the gate against it, and stops it with every
+// process it spawned. A server that dies or stops answering during the run
+// makes the run fail (exit 3), with the end of its log in the results.
+func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+	env, err := server.ParseEnv(cfg.Server.Env)
+	if err != nil {
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
+	}
+	sc := server.Config{
+		Command: cfg.Server.Command, Env: env, BaseEnv: os.Environ(), Workdir: cfg.Server.Workdir,
+		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
+	}
+	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(fingerprint.RedactArgv(cfg.Server.Command)))
+	var out *pipeline.Outcome
+	err = server.Supervise(ctx, sc, nil, func(ctx context.Context, info server.Info) error {
+		run := cfg
+		run.Server.URL = info.URL
+		var err error
+		out, err = gateRun(ctx, s, run, ms, baselines, p, l)
+		return err
+	})
+	if err == nil {
+		return out, nil
+	}
+	tail, died := server.Failed(err)
+	if out == nil {
+		// The server never became ready (or could not start): nothing ran.
+		if tail != "" {
+			fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
+		}
+		return nil, exitf(ExitRunFailed, "server.command: %w", err)
+	}
+	if died {
+		if out.RunErr == nil {
+			out.RunErr = err
+		}
+		for _, r := range out.Results {
+			if !r.Complete || r.Server.LogTail == "" {
+				r.Server.LogTail = tail
+			}
+		}
 	}
 	return out, nil
 }
@@ -196,15 +255,17 @@ func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.R
 	return r
 }
 
-// gateFingerprint collects the fingerprint once per run.
+// gateFingerprint collects the fingerprint once per run. argv is the
+// server's command line when perfgate launched it.
 type gateFingerprint struct {
-	fp map[string]string
+	argv []string
+	fp   map[string]string
 }
 
 func (g *gateFingerprint) get(srv result.Server) map[string]string {
 	if g.fp == nil {
 		g.fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
-			Environ: os.Environ, ServerVersion: srv.Version, Model: srv.Model,
+			Environ: os.Environ, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv,
 		})
 	}
 	cp := make(map[string]string, len(g.fp))
@@ -305,6 +366,28 @@ func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
 		return p, fmt.Errorf("policy (%s): %w", l.Source("policy.gated"), err)
 	}
 	return p, nil
+}
+
+// gateGlob expands the glob patterns among the workload paths (the
+// configuration allows "workloads/smoke/*.yaml"); a pattern matching
+// nothing is an error naming it, not a silently smaller gate.
+func gateGlob(patterns []string) ([]string, error) {
+	var out []string
+	for _, p := range patterns {
+		if !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		matches, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("workloads: pattern %q: %w", p, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("workloads: pattern %q matches no file", p)
+		}
+		out = append(out, matches...)
+	}
+	return out, nil
 }
 
 // gateParseShard parses "i/N".

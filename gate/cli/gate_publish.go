@@ -33,7 +33,7 @@ func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeli
 	r := github.Report{
 		Profile:        cfg.Profile,
 		Markdown:       comment,
-		Verdict:        code.String(),
+		Verdict:        gateVerdictName(out, code),
 		ReportPath:     p.report,
 		ComparisonPath: p.comparison,
 		Annotations:    gateAnnotations(out),
@@ -48,6 +48,16 @@ func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeli
 		fmt.Fprintf(s.Err, "perfgate: PR comment %s: %s\n", pub.Comment.Action, pub.Comment.URL)
 	}
 	return err
+}
+
+// gateVerdictName is the Action's `verdict` output: the comparison's
+// verdict (so an inconclusive run says so even when it does not fail the
+// step), or run-failed.
+func gateVerdictName(out *pipeline.Outcome, code ExitCode) string {
+	if out.RunErr != nil || out.Comparison == nil {
+		return code.String()
+	}
+	return string(out.Comparison.Verdict)
 }
 
 // gateAnnotations turns regressions, undecided cells and a failed run into

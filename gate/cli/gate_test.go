@@ -138,6 +138,9 @@ func TestGateEndToEnd(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("unchanged candidate: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	if n := fake.Count("POST", `/repos/o/r/issues/7/comments`); n != 1 {
+		t.Fatalf("first run: %d comment creations, want 1; requests %+v\nstderr:\n%s", n, fake.Requests(), errOut)
+	}
 	for _, f := range []string{"comparison.json", "report.md", "comment.md", "report.txt", "results/decode-a.json", "results/decode-b.json"} {
 		if _, err := os.Stat(filepath.Join(g.dir, "same", f)); err != nil {
 			t.Errorf("output %s: %v", f, err)
@@ -175,12 +178,33 @@ func TestGateEndToEnd(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(g.dir, "merged")
-	if code, _, errOut := runMergeCLI(filepath.Join(g.dir, "shard1"), filepath.Join(g.dir, "shard2"), "-o", merged); code != ExitPass {
+	if code, _, errOut := mergeRunCLI(filepath.Join(g.dir, "shard1"), filepath.Join(g.dir, "shard2"), "-o", merged); code != ExitPass {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
 	code, out, errOut = g.gate("judged", "--from", merged)
 	if got := g.comparison("judged").Verdict; got != unsharded || code != ExitRegression {
 		t.Errorf("sharded and merged: verdict %s (exit %d), unsharded %s\n%s\n%s", got, code, unsharded, out, errOut)
+	}
+
+	// A server that answers every request with HTTP 500: the run fails
+	// (exit 3), the partial result is written marked incomplete, and the
+	// report says the run failed.
+	if err := g.srv.Update(func(c *sim.Config) { c.DecodeScale = 1; c.Faults.HTTP500Rate = 1 }); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = g.gate("broken")
+	if first, _, _ := strings.Cut(out, "\n"); code != ExitRunFailed || !strings.HasPrefix(first, "RUN FAILED: ") {
+		t.Fatalf("failing server: exit %d, first line %q; want 3 and RUN FAILED\n%s\n%s", code, first, out, errOut)
+	}
+	r, err := result.Read(filepath.Join(g.dir, "broken", "results", "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Complete || r.IncompleteReason == "" {
+		t.Errorf("partial result: complete=%v reason=%q, want incomplete with a reason", r.Complete, r.IncompleteReason)
+	}
+	if md, err := os.ReadFile(filepath.Join(g.dir, "broken", "comment.md")); err != nil || !strings.HasPrefix(string(md), "### 🚫 Run failed: ") {
+		t.Errorf("comment of a failed run: %v\n%.200s", err, md)
 	}
 }
 
@@ -191,8 +215,8 @@ func TestGateBadInput(t *testing.T) {
 	}{
 		{[]string{"gate", "--workloads", "testdata/gate/nope.yaml", "--url", "http://127.0.0.1:1"}, "nope.yaml"},
 		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml"}, "--url"},
+		{[]string{"gate", "--workloads", "testdata/gate/*.yml", "--url", "http://127.0.0.1:1"}, "matches no file"},
 		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--url", "http://127.0.0.1:1", "--shard", "3/2"}, "--shard"},
-		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--server-cmd", "vllm serve x"}, "server"},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
@@ -200,5 +224,17 @@ func TestGateBadInput(t *testing.T) {
 		if code != ExitInvalid || !strings.Contains(errb.String(), tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tt.args, code, errb.String(), tt.want)
 		}
+	}
+}
+
+// TestGateServerDiesBeforeReady: a server command that exits at once is a
+// run failure (exit 3) that shows the end of the server's log.
+func TestGateServerDiesBeforeReady(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "-o", t.TempDir(),
+		"--server-cmd", "sh -c 'echo CUDA out of memory >&2; exit 1'", "--url", "http://127.0.0.1:1"}
+	code := Main(context.Background(), args, Streams{Out: &out, Err: &errb})
+	if code != ExitRunFailed || !strings.Contains(errb.String(), "CUDA out of memory") {
+		t.Errorf("exit %d, stderr %q; want 3 with the server's log", code, errb.String())
 	}
 }

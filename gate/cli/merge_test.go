@@ -26,7 +26,7 @@ func mergeTestResult(cell, hash string, vals ...float64) *result.Result {
 	return r
 }
 
-func runMergeCLI(args ...string) (ExitCode, string, string) {
+func mergeRunCLI(args ...string) (ExitCode, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), append([]string{"merge"}, args...), Streams{Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
@@ -41,7 +41,7 @@ func TestMergeCommand(t *testing.T) {
 	if err := result.Write(filepath.Join(s2, "a.json"), mergeTestResult("a", "h1", 3)); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runMergeCLI(s1, s2, "-o", out)
+	code, stdout, stderr := mergeRunCLI(s1, s2, "-o", out)
 	if code != ExitPass {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -57,12 +57,12 @@ func TestMergeCommand(t *testing.T) {
 	if err := result.Write(filepath.Join(s2, "a.json"), mergeTestResult("a", "h2", 3)); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runMergeCLI(s1, s2, "-o", out)
+	code, _, stderr = mergeRunCLI(s1, s2, "-o", out)
 	if code != ExitInvalid || !strings.Contains(stderr, filepath.Join(s1, "a.json")) || !strings.Contains(stderr, filepath.Join(s2, "a.json")) {
 		t.Errorf("hash mismatch: exit %d, stderr %q", code, stderr)
 	}
 	// Missing -o.
-	if code, _, stderr = runMergeCLI(s1); code != ExitInvalid || !strings.Contains(stderr, "--out") {
+	if code, _, stderr = mergeRunCLI(s1); code != ExitInvalid || !strings.Contains(stderr, "--out") {
 		t.Errorf("missing -o: exit %d, stderr %q", code, stderr)
 	}
 }

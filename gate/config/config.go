@@ -18,7 +18,7 @@
 //	  ready_timeout: 10m
 //	  log: perfgate-out/server.log
 //	policy:
-//	  alpha: 0.05                    # family-wise false-alarm bound per gate run
+//	  alpha: 0.01                    # family-wise false-alarm bound per gate run
 //	  min_trials: 5
 //	  tolerances: {tpot_ms.p50: 0.03, ttft_ms.p99: 0.08}
 //	  gated: [ttft_ms.p50, tpot_ms.p50, output_throughput]
@@ -119,7 +119,7 @@ func Default() Config {
 			ReadyTimeout: 10 * time.Minute,
 		},
 		Policy: Policy{
-			Alpha:     0.05,
+			Alpha:     0.01,
 			MinTrials: 5,
 		},
 		Trials: Trials{

@@ -38,6 +38,9 @@ type Options struct {
 	DecodeScale float64
 	// Preset is the simulator preset; "" means "fast".
 	Preset string
+	// Sim, when set, is the simulator configuration to use instead of the
+	// preset (tests slow the steps down for a loaded machine).
+	Sim *sim.Config
 	// Trials overrides the workloads' trial counts when positive.
 	Trials int
 	// Version is the tool version recorded in results.
@@ -71,6 +74,9 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 	cfg, err := sim.Preset(o.Preset)
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
+	}
+	if o.Sim != nil {
+		cfg = *o.Sim
 	}
 	srv := sim.New(cfg)
 	defer srv.Close()

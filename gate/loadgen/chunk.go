@@ -114,8 +114,9 @@ func (c *chunk) parseChoices(b []byte, i int) (int, error) {
 		return j + 1, nil
 	}
 	c.choices = true
+	var err error
 	if j < len(b) && b[j] == '{' {
-		_, err := walkObject(b, j, func(key []byte, v int) (int, error) {
+		j, err = walkObject(b, j, func(key []byte, v int) (int, error) {
 			if string(key) == "finish_reason" && b[v] == '"' {
 				end, err := skipString(b, v)
 				if err != nil {
@@ -126,11 +127,24 @@ func (c *chunk) parseChoices(b []byte, i int) (int, error) {
 			}
 			return skipValue(b, v)
 		})
-		if err != nil {
-			return 0, err
+	} else {
+		j, err = skipValue(b, j)
+	}
+	// The rest of the array, element by element (scanned once).
+	for err == nil {
+		j = skipWS(b, j)
+		switch {
+		case j >= len(b):
+			return 0, errSyntax
+		case b[j] == ']':
+			return j + 1, nil
+		case b[j] == ',':
+			j, err = skipValue(b, skipWS(b, j+1))
+		default:
+			return 0, errSyntax
 		}
 	}
-	return skipValue(b, i)
+	return 0, err
 }
 
 func (c *chunk) parseUsage(b []byte, i int) (int, error) {
@@ -168,16 +182,25 @@ func skipWS(b []byte, i int) int {
 }
 
 // skipString returns the offset after the string starting at b[i] == '"'.
+// It jumps from quote to quote (vectorised IndexByte) and counts the
+// backslashes before each to tell an escaped quote from the closing one.
 func skipString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, errSyntax
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1, nil
 		}
+		j++
 	}
-	return 0, errSyntax
 }
 
 // skipValue returns the offset after the JSON value starting at b[i]. It

@@ -73,6 +73,19 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	}
 	c.stream(ctx, anchor, resp.Body, x)
 	rec.Done = time.Since(anchor)
+	if x.sawDone {
+		drain(resp.Body)
+	}
+}
+
+// drain reads what follows [DONE] (the chunked body's terminator) so the
+// connection goes back to the pool: net/http closes a connection whose body
+// was closed unread. A server that keeps the stream open after [DONE] gets
+// a second before the body is closed anyway.
+func drain(body io.ReadCloser) {
+	t := time.AfterFunc(time.Second, func() { body.Close() })
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 }
 
 // stream reads the event stream. Token messages (non-empty choices) set

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -23,6 +24,7 @@ type fake struct {
 	continuous bool                 // honour continuous_usage_stats
 	crlf       bool                 // CRLF line ends
 	behave     func(idx int) string // "" ok, or "503", "stream_error", "truncate", "reset", "empty"
+	onConn     func(net.Conn, http.ConnState)
 
 	mu       sync.Mutex
 	arrivals map[string]time.Time // x-request-id -> arrival
@@ -48,7 +50,9 @@ func newFake(t *testing.T, f *fake) *httptest.Server {
 	mux.HandleFunc("POST /reset_prefix_cache", func(w http.ResponseWriter, _ *http.Request) {})
 	mux.HandleFunc("POST /v1/completions", f.complete)
 	mux.HandleFunc("POST /v1/chat/completions", f.complete)
-	ts := httptest.NewServer(mux)
+	ts := httptest.NewUnstartedServer(mux)
+	ts.Config.ConnState = f.onConn
+	ts.Start()
 	t.Cleanup(ts.Close)
 	return ts
 }

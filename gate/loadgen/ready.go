@@ -19,6 +19,7 @@ import (
 // come within Config.ReadyTimeout.
 func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
 	srv := result.Server{URL: result.RedactURL(r.cfg.URL), GPUs: m.GPUs}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ReadyTimeout)
 	defer cancel()
 	hc := r.clientFor(m).http
@@ -35,6 +36,9 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 			last = err
 			select {
 			case <-ctx.Done():
+				if parent.Err() != nil {
+					return fmt.Errorf("%w while waiting for %s to become ready (last: %v)", ErrInterrupted, srv.URL, last)
+				}
 				return fmt.Errorf("server at %s not ready after %v: %w", srv.URL, r.cfg.ReadyTimeout, last)
 			case <-time.After(250 * time.Millisecond):
 			}

@@ -342,3 +342,56 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestProgressBarOnTerminal(t *testing.T) {
+	ts := newFake(t, &fake{ttft: 30 * time.Millisecond, itl: time.Millisecond})
+	var out syncBuffer
+	r := newRunner(t, ts.URL, func(c *Config) { c.Warmups = 0; c.Progress = &out; c.Terminal = true })
+	if _, err := r.Run(context.Background(), manifest(20, 0, 15*time.Millisecond, 2), 1); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "\r\x1b[K[") || !strings.Contains(s, "in flight") || !strings.Contains(s, "20 ok, 0 failed") {
+		t.Errorf("terminal progress:\n%q", s)
+	}
+}
+
+func TestResetPrefixCache(t *testing.T) {
+	f := &fake{}
+	ts := newFake(t, f)
+	r := newRunner(t, ts.URL, func(c *Config) { c.ResetPrefixCache = true; c.Warmups = 0 })
+	if _, err := r.Run(context.Background(), manifest(2, 0, 0, 2), 2); err != nil {
+		t.Fatalf("reset against a server that supports it: %v", err)
+	}
+	// A server without the endpoint (vLLM outside dev mode): a clear error.
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			_, _ = w.Write([]byte(`{"data":[{"id":"m"}]}`))
+			return
+		}
+		if r.URL.Path == "/reset_prefix_cache" {
+			http.NotFound(w, r)
+		}
+	}))
+	defer plain.Close()
+	r = newRunner(t, plain.URL, func(c *Config) { c.ResetPrefixCache = true; c.Warmups = 0 })
+	res, err := r.Run(context.Background(), manifest(2, 0, 0, 2), 1)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 404") || !strings.Contains(err.Error(), "VLLM_SERVER_DEV_MODE") || res.Complete {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestInterruptWhileWaiting: Ctrl-C during the readiness wait is an
+// interrupt, not "server not ready".
+func TestInterruptWhileWaiting(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }))
+	defer ts.Close()
+	r := newRunner(t, ts.URL, func(c *Config) { c.ReadyTimeout = time.Minute })
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	begin := time.Now()
+	_, err := r.Run(ctx, manifest(1, 0, 0, 1), 1)
+	if !errors.Is(err, ErrInterrupted) || time.Since(begin) > 5*time.Second {
+		t.Errorf("err = %v after %v", err, time.Since(begin))
+	}
+}

@@ -113,7 +113,7 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 		return t, false
 	}
 	t.Valid = false
-	why := fmt.Sprintf("interrupted: %d of %d requests sent", sent.sent, len(m.Requests))
+	why := fmt.Sprintf("interrupted: %d of %d requests dispatched", sent.sent, len(m.Requests))
 	if cut > 0 {
 		why += fmt.Sprintf(", %d in flight cut off after the %v grace period", cut, r.cfg.Grace)
 	}

@@ -203,9 +203,6 @@ func workloadTable(w verdict.Workload, cells []*verdict.Cell, notes *footnotes) 
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s %s",
 			Escape(cell.Label), cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate),
 			Change(cell), Interval(cell), Tolerance(cell), outcomeIcon(string(cell.Outcome)), cell.Outcome)
-		if cell.LowConfidence {
-			b.WriteString(notes.ref("Fewer valid trials than the policy's minimum: the noise is borrowed (pooled or assumed), not measured."))
-		}
 		for _, warn := range cell.Warnings {
 			b.WriteString(notes.ref(warn))
 		}

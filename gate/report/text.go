@@ -47,9 +47,6 @@ func Text(w io.Writer, d *Data) error {
 			continue
 		}
 		note := ""
-		if cell.LowConfidence {
-			note += ref("fewer valid trials than the policy's minimum: noise borrowed, not measured")
-		}
 		for _, w := range cell.Warnings {
 			note += ref(w)
 		}

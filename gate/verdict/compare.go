@@ -44,12 +44,12 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 	}
 	var pending []*pendingCell
 	for _, name := range unionKeys(base, cand) {
-		w, rules, err := matchWorkload(name, base[name], cand[name], &p)
+		w, rules, optOut, err := matchWorkload(name, base[name], cand[name], &p)
 		if err != nil {
 			return nil, err
 		}
 		if w.Status == Compared {
-			pending = append(pending, buildCells(&w, base[name], cand[name], rules)...)
+			pending = append(pending, buildCells(&w, base[name], cand[name], rules, optOut)...)
 		}
 		c.Workloads = append(c.Workloads, w)
 	}
@@ -90,8 +90,9 @@ func unionKeys(a, b map[string]*result.Result) []string {
 }
 
 // matchWorkload applies the matching rules of docs/baselines.md to one
-// workload cell and returns its status and, when compared, its rules.
-func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[string]Rule, error) {
+// workload cell and returns its status and, when compared, its rules and
+// the metrics its gate list turns off.
+func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[string]Rule, map[string]bool, error) {
 	w := Workload{Cell: name}
 	if b != nil {
 		w.BaselineHash = b.Workload.Hash
@@ -105,18 +106,18 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		w.Status, w.Allowed = MissingBaseline, p.AllowMissing
 		w.Message = "no baseline for this workload cell; run `perfgate baseline update` or pass --allow-missing"
 		w.CandidateTrials = len(c.ValidTrials())
-		return w, nil, nil
+		return w, nil, nil, nil
 	case c == nil:
 		w.Status, w.Allowed = MissingCandidate, p.AllowMissing
 		w.Message = "the candidate did not run this workload cell"
 		w.BaselineTrials = len(b.ValidTrials())
-		return w, nil, nil
+		return w, nil, nil, nil
 	}
 	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
 	if b.Workload.Hash != c.Workload.Hash {
 		w.Status = WorkloadChanged
 		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", short(b.Workload.Hash), short(c.Workload.Hash))
-		return w, nil, nil
+		return w, nil, nil, nil
 	}
 	for _, arm := range []struct {
 		name string
@@ -125,7 +126,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		if !arm.r.Complete {
 			w.Status = IncompleteRun
 			w.Message = fmt.Sprintf("the %s run is incomplete: %s", arm.name, orDefault(arm.r.IncompleteReason, "no reason recorded"))
-			return w, nil, nil
+			return w, nil, nil, nil
 		}
 	}
 	w.Fingerprint = diffFingerprint(b.Fingerprint, c.Fingerprint, p.HardKeys)
@@ -139,7 +140,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		if !p.AllowMismatch {
 			w.Status = FingerprintMismatch
 			w.Message = "environment differs from the baseline's: " + strings.Join(hard, ", ") + "; pass --allow-mismatch to compare anyway"
-			return w, nil, nil
+			return w, nil, nil, nil
 		}
 		w.Warnings = append(w.Warnings, "compared despite differing environment (--allow-mismatch): "+strings.Join(hard, ", "))
 	}
@@ -159,11 +160,11 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		case total == invalid:
 			w.Status = NoValidTrials
 			w.Message = fmt.Sprintf("the %s has no valid trial (%d recorded)", arm.name, total)
-			return w, nil, nil
+			return w, nil, nil, nil
 		case float64(invalid) > p.MaxInvalidShare*float64(total):
 			w.Status = NoValidTrials
 			w.Message = fmt.Sprintf("%d of the %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, arm.name, total, 100*p.MaxInvalidShare)
-			return w, nil, nil
+			return w, nil, nil, nil
 		case invalid > 0:
 			w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid %s trial(s) excluded", invalid, arm.name))
 		}
@@ -174,12 +175,12 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 			w.Warnings = append(w.Warnings, fmt.Sprintf("baseline is %.0f days older than the candidate (over %.0f): drift between the runs is not accounted for", age, p.MaxBaselineAgeDays))
 		}
 	}
-	rules, err := p.Resolve(c.Workload.Spec)
+	rules, optOut, err := p.resolve(c.Workload.Spec)
 	if err != nil {
-		return w, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)
+		return w, nil, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)
 	}
 	w.Status = Compared
-	return w, rules, nil
+	return w, rules, optOut, nil
 }
 
 // baselineAge is how many days before the candidate the baseline was
@@ -219,14 +220,23 @@ func diffFingerprint(b, c map[string]string, hardKeys []string) []FingerprintDif
 }
 
 // buildCells collects, for every directional metric both arms carry, the
-// valid trials' values. Gated metrics missing from an arm are a warning.
-func buildCells(w *Workload, b, c *result.Result, rules map[string]Rule) []*pendingCell {
+// valid trials' values. A gated statistic neither arm carries is replaced
+// by a substitute (see substitute) or, when there is none, left out with a
+// warning. A gated metric only one arm carries becomes an untestable cell:
+// inconclusive, so the workload cannot pass while its arms disagree on
+// what they measured.
+func buildCells(w *Workload, b, c *result.Result, rules map[string]Rule, optOut map[string]bool) []*pendingCell {
+	bIDs, cIDs := carried(b), carried(c)
+	rules, subs := substitute(rules, optOut, bIDs, cIDs)
+	w.Substitutions = subs
+	standsFor := map[string]string{}
+	for _, s := range subs {
+		standsFor[s.Metric] = s.Missing
+	}
 	ids := map[string]bool{}
-	for _, r := range []*result.Result{b, c} {
-		for _, t := range r.ValidTrials() {
-			for id := range t.Values {
-				ids[id] = true
-			}
+	for _, set := range []map[string]bool{bIDs, cIDs} {
+		for id := range set {
+			ids[id] = true
 		}
 	}
 	var out []*pendingCell
@@ -240,20 +250,45 @@ func buildCells(w *Workload, b, c *result.Result, rules map[string]Rule) []*pend
 			rule = Rule{Metric: id, Tolerance: DefaultTolerance(id)}
 		}
 		bv, cv := b.Samples(id), c.Samples(id)
-		if len(bv) == 0 || len(cv) == 0 {
-			if rule.Gated {
-				w.Warnings = append(w.Warnings, fmt.Sprintf("gated metric %s is missing from the %s; not compared", id, missingArm(bv)))
-			}
+		if (len(bv) == 0 || len(cv) == 0) && !rule.Gated {
 			continue
 		}
-		out = append(out, newPending(w.Cell, m, rule, bv, cv))
+		pc := newPending(w.Cell, m, rule, bv, cv)
+		if len(bv) == 0 || len(cv) == 0 {
+			pc.missing = missingArm(bv)
+		}
+		if missing, ok := standsFor[id]; ok {
+			pc.cell.Substitutes = missing
+			pc.cell.Warnings = append(pc.cell.Warnings, fmt.Sprintf("%s not in the files; %s gated instead", missing, id))
+		}
+		out = append(out, pc)
+	}
+	substituted := map[string]bool{}
+	for _, s := range subs {
+		substituted[s.Missing] = true
 	}
 	for _, id := range sortedRuleIDs(rules) {
-		if rules[id].Gated && !ids[id] {
-			w.Warnings = append(w.Warnings, fmt.Sprintf("gated metric %s is in neither run; not compared", id))
+		if !rules[id].Gated || ids[id] || substituted[id] {
+			continue
 		}
+		msg := fmt.Sprintf("gated metric %s is in neither run; not compared", id)
+		if _, _, ok := metrics.Split(id); ok {
+			msg = fmt.Sprintf("gated metric %s is in neither run and no statistic both runs carry can stand in for it; not compared", id)
+		}
+		w.Warnings = append(w.Warnings, msg)
 	}
 	return out
+}
+
+// carried is the set of metric ids some valid trial of r carries.
+func carried(r *result.Result) map[string]bool {
+	ids := map[string]bool{}
+	for _, t := range r.ValidTrials() {
+		for id := range t.Values {
+			ids[id] = true
+		}
+	}
+	return ids
 }
 
 func missingArm(bv []float64) string {

@@ -14,6 +14,11 @@ const power = 0.8
 // relative metric).
 func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, ok bool) {
 	c := &pc.cell
+	if pc.missing != "" {
+		c.Outcome = Inconclusive
+		c.Warnings = append(c.Warnings, fmt.Sprintf("gated metric %s is missing from the %s: not compared, and the workload cannot pass until both runs carry it", c.Metric, pc.missing))
+		return 1, 1, false
+	}
 	if pc.nonPositive {
 		c.Outcome = Inconclusive
 		c.Warnings = append(c.Warnings, "some trial has a zero value; a relative change cannot be computed")
@@ -123,7 +128,7 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 	}
 	for _, pc := range cells {
 		cell := &pc.cell
-		if pc.nonPositive {
+		if pc.nonPositive || pc.missing != "" {
 			continue // already inconclusive with a warning
 		}
 		// The family threshold of the last Holm step, the one a single

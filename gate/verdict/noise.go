@@ -20,6 +20,9 @@ type pendingCell struct {
 	// nonPositive: a relative metric with a zero value in some trial; a
 	// ratio cannot be formed and the cell stays inconclusive.
 	nonPositive bool
+	// missing names the arm ("baseline", "candidate") that lacks this
+	// gated metric: no test, the cell stays inconclusive.
+	missing string
 	// pooled is set when the metric's pool is usable and includes the cell.
 	pooled bool
 }
@@ -137,7 +140,7 @@ func variance(x []float64) float64 {
 func poolNoise(cells []*pendingCell, p *Policy) []Noise {
 	byMetric := map[string][]*pendingCell{}
 	for _, pc := range cells {
-		if !pc.nonPositive {
+		if !pc.nonPositive && pc.missing == "" {
 			byMetric[pc.cell.Metric] = append(byMetric[pc.cell.Metric], pc)
 		}
 	}

@@ -173,7 +173,16 @@ func (p *Policy) Validate() error {
 // "gate" key of result.Workload.Spec). A zero Tolerance keeps the
 // previous one (or DefaultTolerance).
 func (p *Policy) Resolve(spec json.RawMessage) (map[string]Rule, error) {
+	rules, _, err := p.resolve(spec)
+	return rules, err
+}
+
+// resolve is Resolve that also returns the metrics the workload's gate
+// list turns off explicitly (`gated: false`): those are never gated as a
+// substitute for a missing statistic (see substitute).
+func (p *Policy) resolve(spec json.RawMessage) (map[string]Rule, map[string]bool, error) {
 	rules := make(map[string]Rule, len(p.Rules))
+	optOut := map[string]bool{}
 	for _, r := range p.Rules {
 		if r.Tolerance == 0 {
 			r.Tolerance = DefaultTolerance(r.Metric)
@@ -181,21 +190,21 @@ func (p *Policy) Resolve(spec json.RawMessage) (map[string]Rule, error) {
 		rules[r.Metric] = r
 	}
 	if len(spec) == 0 {
-		return rules, nil
+		return rules, optOut, nil
 	}
 	var s struct {
 		Gate []workload.GateRule `json:"gate"`
 	}
 	if err := json.Unmarshal(spec, &s); err != nil {
-		return nil, fmt.Errorf("workload spec: %w", err)
+		return nil, nil, fmt.Errorf("workload spec: %w", err)
 	}
 	for i, g := range s.Gate {
 		m, ok := metrics.Lookup(g.Metric)
 		if !ok {
-			return nil, fmt.Errorf("workload spec: gate[%d]: unknown metric %q", i, g.Metric)
+			return nil, nil, fmt.Errorf("workload spec: gate[%d]: unknown metric %q", i, g.Metric)
 		}
 		if g.Tolerance < 0 {
-			return nil, fmt.Errorf("workload spec: gate[%d] (%s): negative tolerance", i, g.Metric)
+			return nil, nil, fmt.Errorf("workload spec: gate[%d] (%s): negative tolerance", i, g.Metric)
 		}
 		r, ok := rules[g.Metric]
 		if !ok {
@@ -203,6 +212,7 @@ func (p *Policy) Resolve(spec json.RawMessage) (map[string]Rule, error) {
 		}
 		if g.Gated != nil {
 			r.Gated = *g.Gated
+			optOut[g.Metric] = !r.Gated
 		} else if !ok {
 			// Naming a metric in the gate list means gating it.
 			r.Gated = true
@@ -211,11 +221,11 @@ func (p *Policy) Resolve(spec json.RawMessage) (map[string]Rule, error) {
 			r.Tolerance = g.Tolerance
 		}
 		if r.Gated && m.Direction == metrics.Informational {
-			return nil, fmt.Errorf("workload spec: gate[%d]: %s is informational and cannot be gated", i, g.Metric)
+			return nil, nil, fmt.Errorf("workload spec: gate[%d]: %s is informational and cannot be gated", i, g.Metric)
 		}
 		rules[g.Metric] = r
 	}
-	return rules, nil
+	return rules, optOut, nil
 }
 
 // sortedRuleIDs returns the metric ids of rules in a stable order.

@@ -141,8 +141,12 @@ type Workload struct {
 	Provenance *result.Provenance `json:"provenance,omitempty"`
 	// BaselineAgeDays is the time between the baseline's promotion (or
 	// start) and the candidate's start, in days; 0 when unknown.
-	BaselineAgeDays float64  `json:"baseline_age_days,omitempty"`
-	Warnings        []string `json:"warnings,omitempty"`
+	BaselineAgeDays float64 `json:"baseline_age_days,omitempty"`
+	// Substitutions lists the gated statistics neither arm carries and the
+	// statistics gated in their place (docs/statistics.md, "Missing
+	// statistics").
+	Substitutions []Substitution `json:"substitutions,omitempty"`
+	Warnings      []string       `json:"warnings,omitempty"`
 }
 
 // Excluded is an invalid trial left out of the comparison.
@@ -183,11 +187,18 @@ type Cell struct {
 	Unit      string `json:"unit"`
 	Direction string `json:"direction"`
 	Gated     bool   `json:"gated"`
+	// Substitutes names the gated statistic this cell stands in for
+	// because neither arm carries it (e.g. "ttft_ms.p99" on a
+	// ttft_ms.p95 cell); empty for a cell gated in its own right.
+	Substitutes string `json:"substitutes,omitempty"`
 	// Absolute is true for ratio metrics compared by difference
 	// (percentage points) rather than by ratio (percent).
-	Absolute  bool `json:"absolute"`
-	Baseline  Arm  `json:"baseline"`
-	Candidate Arm  `json:"candidate"`
+	Absolute bool `json:"absolute"`
+	// Baseline and Candidate are the arms. A gated metric only one arm
+	// carries gives a cell with an empty arm (N 0), untested and
+	// inconclusive.
+	Baseline  Arm `json:"baseline"`
+	Candidate Arm `json:"candidate"`
 	// Change is candidate vs baseline with its natural sign: percent
 	// (Centre ratio - 1) for relative metrics, points for absolute ones.
 	Change float64 `json:"change"`

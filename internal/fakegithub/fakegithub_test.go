@@ -66,7 +66,7 @@ func TestWriteSummaryEnv(t *testing.T) {
 	fake.AddComment(1, "b", "other")
 	rec := httptest.NewRecorder()
 	WriteSummary(rec, httptest.NewRequest("GET", "/_fake/summary?format=env&marker=%3C%21--+m+--%3E", nil), fake)
-	want := "listed=0\ncreated=0\nedited=0\nunauthorized=0\nfailed=0\ncomments=2\nmarked=1\n"
+	want := "listed=0\ncreated=0\nedited=0\nunauthorized=0\nfailed=0\ncomments=2\nmarked=1\nfirst_line=other\n"
 	if rec.Body.String() != want {
 		t.Errorf("summary = %q, want %q", rec.Body.String(), want)
 	}

@@ -71,7 +71,12 @@ func WriteSummary(w http.ResponseWriter, r *http.Request, s *Server) {
 			}
 		}
 	}
+	// first_line is the newest comment's first line: what a reviewer reads.
+	first := ""
+	if n := len(sum.Comments); n > 0 {
+		first, _, _ = strings.Cut(sum.Comments[n-1].Body, "\n")
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprintf(w, "listed=%d\ncreated=%d\nedited=%d\nunauthorized=%d\nfailed=%d\ncomments=%d\nmarked=%d\n",
-		sum.Listed, sum.Created, sum.Edited, sum.Unauthorized, sum.Failed, len(sum.Comments), marked)
+	fmt.Fprintf(w, "listed=%d\ncreated=%d\nedited=%d\nunauthorized=%d\nfailed=%d\ncomments=%d\nmarked=%d\nfirst_line=%s\n",
+		sum.Listed, sum.Created, sum.Edited, sum.Unauthorized, sum.Failed, len(sum.Comments), marked, first)
 }

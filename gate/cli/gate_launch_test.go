@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/sim"
+)
+
+// TestMain doubles as a fake vLLM server process for the --server-cmd
+// test: with CLI_TEST_SERVE_SIM=1 the test binary serves the simulator
+// on a free loopback port, announces it the way vLLM's Uvicorn does, and
+// runs until perfgate stops it.
+func TestMain(m *testing.M) {
+	if os.Getenv("CLI_TEST_SERVE_SIM") == "1" {
+		os.Exit(gateServeSim())
+	}
+	os.Exit(m.Run())
+}
+
+func gateServeSim() int {
+	cfg, err := sim.Preset("fast")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg.StepBase *= 5
+	cfg.DecodeFixed *= 5
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
+	http.Serve(ln, sim.New(cfg))
+	return 0
+}
+
+// TestGateLaunchesServer: with --server-cmd the gate starts the server,
+// finds its URL in its output, runs against it, records its command line
+// in the fingerprint, and stops it. Without baselines the verdict is
+// "missing baseline" (exit 2) but the results are written.
+func TestGateLaunchesServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches a server process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CLI_TEST_SERVE_SIM", "1")
+	out := t.TempDir()
+	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "-o", out,
+		"--baselines", filepath.Join(out, "none"), "--server-cmd", fmt.Sprintf("'%s' -test.run=^$", exe)}
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	if code != ExitInvalid || !strings.Contains(stdout.String(), "missing-baseline") {
+		t.Fatalf("exit %d, want 2 (missing baseline)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	r, err := result.Read(filepath.Join(out, "results", "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ValidTrials()) != 2 || !strings.Contains(r.Fingerprint["server.argv"], "-test.run") {
+		t.Errorf("%d valid trials, fingerprint server.argv %q", len(r.ValidTrials()), r.Fingerprint["server.argv"])
+	}
+
+	// --allow-missing reaches the policy: the missing baseline is allowed,
+	// though with nothing compared the verdict still fails closed.
+	stdout.Reset()
+	stderr.Reset()
+	code = Main(context.Background(), append(args, "--allow-missing"), Streams{Out: &stdout, Err: &stderr})
+	if code != ExitInvalid || !strings.Contains(stdout.String(), "(allowed by policy)") {
+		t.Errorf("--allow-missing: exit %d, want 2 with the missing baseline allowed\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+}

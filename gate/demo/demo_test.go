@@ -1,0 +1,69 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/verdict"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+// TestDemoCatchesDecodeSlowdown runs the demo with its default slowdown on
+// two small decode-bound workloads (testdata) against the simulator with
+// 5 ms steps, which stay steady on a loaded 2-core machine, and checks
+// that it reports a regression in a decode metric and writes the comment.
+func TestDemoCatchesDecodeSlowdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	ms, err := workload.LoadPaths([]string{"testdata"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sim.Preset("fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.StepBase *= 5
+	cfg.DecodeFixed *= 5
+	dir := t.TempDir()
+	var w, progress bytes.Buffer
+	out, err := Run(context.Background(), &w, Options{Manifests: ms, Dir: dir, Sim: &cfg, Progress: &progress})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	if out.Comparison.Verdict != verdict.Regression {
+		t.Fatalf("verdict %s, want regression:\n%s", out.Comparison.Verdict, w.String())
+	}
+	decode := false
+	for _, c := range out.Comparison.Cells {
+		if c.Gated && c.Outcome == verdict.Regression && (strings.HasPrefix(c.Metric, "tpot_ms") || strings.HasPrefix(c.Metric, "itl_ms")) {
+			decode = true
+		}
+	}
+	if !decode {
+		t.Errorf("no decode metric regressed:\n%s", w.String())
+	}
+	if !strings.HasPrefix(w.String(), "REGRESSION in decode-") {
+		t.Errorf("terminal report does not start with the verdict:\n%.200s", w.String())
+	}
+	comment, err := os.ReadFile(out.CommentPath)
+	if err != nil || !strings.HasPrefix(string(comment), "### ❌ Regression in decode-") {
+		t.Errorf("comment %s: %v\n%.200s", out.CommentPath, err, comment)
+	}
+	for _, f := range []string{"baseline/decode-a.json", "candidate/decode-b.json", "comparison.json"} {
+		if _, err := os.Stat(dir + "/" + f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestDemoNeedsWorkloads(t *testing.T) {
+	if _, err := Run(context.Background(), &bytes.Buffer{}, Options{}); err == nil {
+		t.Error("a demo without workloads ran")
+	}
+}
