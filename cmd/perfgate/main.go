@@ -14,7 +14,15 @@ import (
 )
 
 func main() {
+	// The first Ctrl-C cancels ctx: commands stop dispatching, let in-flight
+	// requests finish within a grace period and write partial results.
+	// Restoring the default handler right then lets a second Ctrl-C kill
+	// the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := cli.Main(ctx, os.Args[1:], cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(int(code))

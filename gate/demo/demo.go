@@ -85,7 +85,7 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("demo: starting the simulator: %w", err)
 	}
 	defer stop()
-	runner, err := loadgen.New(loadgen.Config{URL: url, ToolVersion: o.Version, Warmups: -1})
+	runner, err := loadgen.New(loadgen.Config{URL: url, ToolVersion: o.Version, Warmups: -1, CacheSalt: true})
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}

@@ -128,3 +128,25 @@ func TestCostModel(t *testing.T) {
 		t.Errorf("drift 10%%/min after 2 min: %v, want %v", got, want*12/10)
 	}
 }
+
+// TestH100PresetFigures pins the h100-8b preset to the published range it
+// claims: TPOT ~10 ms at batch 1, rising to 15-20 ms at 64 sequences with
+// 1.5k tokens of context, and ~40 us of prefill per prompt token.
+func TestH100PresetFigures(t *testing.T) {
+	cfg, err := Preset("h100-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.JitterCV = 0
+	c := newCore(cfg.Seed, time.Now(), newMetricsState())
+	step := func(st stepStats) time.Duration { b := batch{stats: st}; return c.cost(&cfg, &b, c.born) }
+	if d := step(stepStats{DecodeSeqs: 1, ContextTokens: 1000}); d < 9*time.Millisecond || d > 12*time.Millisecond {
+		t.Errorf("batch 1: %v", d)
+	}
+	if d := step(stepStats{DecodeSeqs: 64, ContextTokens: 64 * 1500}); d < 15*time.Millisecond || d > 20*time.Millisecond {
+		t.Errorf("batch 64: %v", d)
+	}
+	if d := step(stepStats{PrefillTokens: 1000}); d < 35*time.Millisecond || d > 50*time.Millisecond {
+		t.Errorf("1000-token prefill: %v", d)
+	}
+}
