@@ -17,7 +17,6 @@ import (
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
-	"github.com/perfgate/perfgate/gate/server/fingerprint"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -174,9 +173,14 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	return gateFinish(ctx, s, cfg, out, paths)
 }
 
-// gateRun runs the manifests against the configured server.
+// gateRun runs the manifests against the configured server, scraping its
+// /metrics around every trial and sending the API key
+// (PERFGATE_API_KEY, then OPENAI_API_KEY).
 func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
-	runner, err := loadgen.New(loadgen.Config{URL: cfg.Server.URL, Progress: s.Err, ToolVersion: Version, Warmups: -1})
+	runner, err := loadgen.New(loadgen.Config{
+		URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
+		Hooks: serveHooks(cfg.Server.URL),
+	})
 	if err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
 	}
@@ -188,7 +192,8 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
 	}
-	fp := &gateFingerprint{argv: cfg.Server.Command}
+	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
+	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
 	out, err := pipeline.Run(ctx, gateTrials{runner, fp}, ms, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
@@ -201,17 +206,12 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 // process it spawned. A server that dies or stops answering during the run
 // makes the run fail (exit 3), with the end of its log in the results.
 func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
-	env, err := server.ParseEnv(cfg.Server.Env)
-	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
-	sc := server.Config{
-		Command: cfg.Server.Command, Env: env, BaseEnv: os.Environ(), Workdir: cfg.Server.Workdir,
+	launch := serveLaunch{
+		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
 	}
-	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(fingerprint.RedactArgv(cfg.Server.Command)))
 	var out *pipeline.Outcome
-	err = server.Supervise(ctx, sc, nil, func(ctx context.Context, info server.Info) error {
+	err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
 		run := cfg
 		run.Server.URL = info.URL
 		var err error
@@ -221,15 +221,14 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 	if err == nil {
 		return out, nil
 	}
-	tail, died := server.Failed(err)
 	if out == nil {
-		// The server never became ready (or could not start): nothing ran.
-		if tail != "" {
-			fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return nil, err
 		}
 		return nil, exitf(ExitRunFailed, "server.command: %w", err)
 	}
-	if died {
+	if tail, died := server.Failed(err); died {
 		if out.RunErr == nil {
 			out.RunErr = err
 		}
@@ -246,33 +245,13 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 // generator starts, so the verdict can refuse comparisons across hardware.
 type gateTrials struct {
 	*loadgen.Runner
-	fp *gateFingerprint
+	fp *serveFingerprint
 }
 
 func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.Result {
 	r := g.Runner.NewResult(m, srv)
 	r.Fingerprint = g.fp.get(srv)
 	return r
-}
-
-// gateFingerprint collects the fingerprint once per run. argv is the
-// server's command line when perfgate launched it.
-type gateFingerprint struct {
-	argv []string
-	fp   map[string]string
-}
-
-func (g *gateFingerprint) get(srv result.Server) map[string]string {
-	if g.fp == nil {
-		g.fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
-			Environ: os.Environ, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv,
-		})
-	}
-	cp := make(map[string]string, len(g.fp))
-	for k, v := range g.fp {
-		cp[k] = v
-	}
-	return cp
 }
 
 // gateJudge compares results already on disk (perfgate merge output).

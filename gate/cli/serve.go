@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/server"
+	"github.com/perfgate/perfgate/gate/server/fingerprint"
+	"github.com/perfgate/perfgate/gate/server/scrape"
+)
+
+// This file holds what `perfgate run` and `perfgate gate` share about the
+// server under test: launching and supervising it, scraping its /metrics
+// around each trial, and fingerprinting the environment. One copy, so the
+// two commands cannot drift apart in how they treat a candidate server.
+
+// serveHooks are the trial hooks of every run against a server: its
+// /metrics counters and gauges go into each Trial.Server, and the client-
+// versus-server TTFT warning into Trial.Warnings. A server without
+// /metrics costs each trial one warning, never the run (see scrape.Hook).
+func serveHooks(url string) []loadgen.TrialHook {
+	return []loadgen.TrialHook{&scrape.Hook{URL: url}}
+}
+
+// serveLaunch says how to start the candidate server (server.* settings
+// or run's --server-* flags).
+type serveLaunch struct {
+	Command      []string
+	Env          []string // NAME=value
+	Workdir      string
+	URL          string
+	Log          string
+	ReadyTimeout time.Duration
+}
+
+// serveRun starts the server, waits until it is ready, calls fn with a
+// context that ends the moment the server dies or stops answering its
+// health checks (context.Cause then says why, with the log tail), and stops
+// the server with every process it spawned when fn returns.
+//
+// A server that never became ready is a run failure (exit 3) reported
+// here, with the end of its log on stderr; fn is then not called. Otherwise
+// the error is the server's failure during fn (see server.Failed), or fn's.
+func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx context.Context, info server.Info) error) error {
+	env, err := server.ParseEnv(l.Env)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	sc := server.Config{
+		Command: l.Command, Env: env, BaseEnv: os.Environ(), Workdir: l.Workdir,
+		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log,
+	}
+	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(fingerprint.RedactArgv(l.Command)))
+	called := false
+	err = server.Supervise(ctx, sc, nil, func(ctx context.Context, info server.Info) error {
+		called = true
+		return fn(ctx, info)
+	})
+	if err != nil && !called {
+		if tail, _ := server.Failed(err); tail != "" {
+			fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
+		}
+		return exitf(ExitRunFailed, "server command: %w", err)
+	}
+	return err
+}
+
+// serveDied reports whether ctx (a serveRun context) ended because the
+// server died or became unhealthy, with the end of its log.
+func serveDied(ctx context.Context) (tail string, died bool) {
+	if ctx.Err() == nil {
+		return "", false
+	}
+	return server.Failed(context.Cause(ctx))
+}
+
+// serveFingerprint collects the environment fingerprint once per run and
+// hands each result its own copy. argv and env describe the server when
+// perfgate launched it.
+type serveFingerprint struct {
+	argv []string
+	env  map[string]string
+	fp   map[string]string
+}
+
+func (g *serveFingerprint) get(srv result.Server) map[string]string {
+	if g.fp == nil {
+		g.fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
+			Environ: os.Environ, ServerEnv: g.env, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv,
+		})
+	}
+	cp := make(map[string]string, len(g.fp))
+	for k, v := range g.fp {
+		cp[k] = v
+	}
+	return cp
+}
