@@ -32,6 +32,7 @@ type sink interface {
 	scheduled(s *seq, at time.Time)
 	token(s *seq, at time.Time, first bool)
 	finished(s *seq, at time.Time, reason string)
+	rejected(s *seq, at time.Time)
 }
 
 // batch is one step's work: scheduled token counts per sequence.
@@ -249,4 +250,16 @@ func (c *core) emit(cfg *Config, s *seq, at time.Time) {
 		s.finished = true
 		c.sink.finished(s, at, finish)
 	}
+}
+
+// reject ends the sequence at the head of the queue with finish_reason
+// "abort" because it can never be scheduled.
+func (c *core) reject(at time.Time) {
+	s := c.waiting[0]
+	c.waiting = c.waiting[1:]
+	s.computed = 0
+	s.finished = true
+	s.out.push(chunk{index: s.index, text: string(s.pendText), tokens: s.pendTokens, total: s.generated,
+		finish: "abort", at: at})
+	c.sink.rejected(s, at)
 }

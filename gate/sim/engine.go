@@ -139,9 +139,17 @@ func (e *engine) run() {
 		e.met.mu.Lock()
 		b := e.core.schedule(cfg)
 		e.met.mu.Unlock()
+		if len(b.seqs) == 0 && len(e.core.running) == 0 {
+			// The head of the queue cannot fit even in an empty KV cache
+			// (max_model_len or kv_cache_tokens shrank at run time): end it
+			// like vLLM ends an aborted request, then schedule again.
+			e.met.mu.Lock()
+			e.core.reject(time.Now())
+			e.met.mu.Unlock()
+			continue
+		}
 		if len(b.seqs) == 0 {
-			// Nothing fits (every seat or block is taken by sequences that
-			// cannot advance); wait for an abort or a config change.
+			// Nothing fits; wait for an abort or a config change.
 			prevEnd = time.Time{}
 			select {
 			case <-e.wake:

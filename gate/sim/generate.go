@@ -68,7 +68,14 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		s.reject(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	s.generate(w, r, false, &req.params, prompts, req.MaxTokens)
+	maxTokens := req.MaxTokens
+	if maxTokens == nil {
+		// vLLM's CompletionRequest defaults max_tokens to 16, like OpenAI's
+		// legacy API; chat defaults to whatever fits in the context.
+		d := 16
+		maxTokens = &d
+	}
+	s.generate(w, r, false, &req.params, prompts, maxTokens)
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {

@@ -77,3 +77,34 @@ func TestClientDisconnectFreesSequence(t *testing.T) {
 		t.Errorf("records %+v", recs)
 	}
 }
+
+// TestUnschedulableRequestIsAborted: a request that no longer fits after
+// the KV cache shrank at run time ends with finish_reason "abort" instead
+// of hanging the engine.
+func TestUnschedulableRequestIsAborted(t *testing.T) {
+	cfg := fastConfig(t)
+	cfg.FirstTokenDelay = Duration(100 * time.Millisecond)
+	srv, url := start(t, cfg)
+	done := make(chan []byte)
+	go func() {
+		_, raw := post(t, url, "/v1/completions", `{"prompt":[`+strings.TrimSuffix(strings.Repeat("3,", 2000), ",")+`],"max_tokens":4,"stream":true}`)
+		done <- raw
+	}()
+	waitFor(t, "the request", func() bool { return srv.Stats().Received == 1 })
+	if err := srv.Update(func(c *Config) { c.KVCacheTokens, c.MaxModelLen = 1024, 1024 }); err != nil {
+		t.Fatal(err)
+	}
+	raw := <-done
+	fs := frames(t, raw)
+	last := fs[len(fs)-1].Choices
+	if len(last) != 1 || last[0].FinishReason == nil || *last[0].FinishReason != "abort" {
+		t.Fatalf("stream %s", raw)
+	}
+	if st := srv.Stats(); st.Aborted != 1 || st.Succeeded != 0 {
+		t.Errorf("aborted %d succeeded %d", st.Aborted, st.Succeeded)
+	}
+	// The engine still serves requests that fit.
+	if resp, _ := post(t, url, "/v1/completions", `{"prompt":"x","max_tokens":2}`); resp.StatusCode != 200 {
+		t.Errorf("next request: %d", resp.StatusCode)
+	}
+}

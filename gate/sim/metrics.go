@@ -154,6 +154,11 @@ func (m *metricsState) finished(s *seq, at time.Time, reason string) {
 func (m *metricsState) aborted(s *seq, at time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.rejected(s, at)
+}
+
+// rejected counts a sequence that ended without finishing normally.
+func (m *metricsState) rejected(s *seq, at time.Time) {
 	m.aborts++
 	m.finishReasons["abort"]++
 	m.record(s, at, "abort")

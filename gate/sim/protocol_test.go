@@ -18,6 +18,7 @@ func TestCompletionStreamFraming(t *testing.T) {
 		continuous bool // every token chunk carries cumulative usage
 	}{
 		{"string prompt, usage", `{"model":"sim-fast","prompt":"hello there world","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`, 5, true, false},
+		{"default max_tokens is 16", `{"prompt":"hi","stream":true}`, 16, false, false},
 		{"token ids, no usage", `{"prompt":[1,2,3,4,5,6,7],"max_tokens":3,"stream":true}`, 3, false, false},
 		{"continuous usage", `{"prompt":[1,2,3],"max_tokens":4,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`, 4, true, true},
 		// vLLM only honours continuous_usage_stats together with include_usage.
