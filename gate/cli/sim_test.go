@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"reflect"
+
+	"github.com/spf13/pflag"
+
 	"bytes"
 	"context"
+	"github.com/perfgate/perfgate/gate/sim"
 	"io"
 	"net/http"
 	"strings"
@@ -120,5 +125,32 @@ func TestSimBadFlags(t *testing.T) {
 		if code != ExitInvalid || errw.Len() == 0 {
 			t.Errorf("%v: exit %v, stderr %q", args, code, errw.String())
 		}
+	}
+}
+
+// TestSimHasAFlagForEveryKnob keeps the flags in step with sim.Config: a
+// knob added to the struct without a flag fails here.
+func TestSimHasAFlagForEveryKnob(t *testing.T) {
+	var count func(reflect.Type) int
+	count = func(typ reflect.Type) int {
+		n := 0
+		for i := range typ.NumField() {
+			if f := typ.Field(i); f.Type.Kind() == reflect.Struct {
+				n += count(f.Type)
+			} else {
+				n++
+			}
+		}
+		return n
+	}
+	knobs := count(reflect.TypeOf(sim.Config{}))
+	flags := 0
+	newSimCmd(&Streams{}).Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "addr" && f.Name != "preset" {
+			flags++
+		}
+	})
+	if flags != knobs {
+		t.Errorf("%d knob flags for %d Config fields", flags, knobs)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -126,6 +127,33 @@ func TestCostModel(t *testing.T) {
 	cfg.DecodeScale, cfg.DriftPctPerMinute = 1, 10
 	if got := c.cost(&cfg, &b, c.born.Add(2*time.Minute)); got != want*12/10 {
 		t.Errorf("drift 10%%/min after 2 min: %v, want %v", got, want*12/10)
+	}
+	cfg.DriftPctPerMinute, cfg.DriftPctPer1000Requests = 0, 5
+	c.received = func() int64 { return 3000 }
+	if got := c.cost(&cfg, &b, c.born); got != want*115/100 {
+		t.Errorf("drift 5%%/1000 requests after 3000: %v, want %v", got, want*115/100)
+	}
+}
+
+// TestJitterIsMeanOneWithTheRequestedCV samples the log-normal jitter.
+func TestJitterIsMeanOneWithTheRequestedCV(t *testing.T) {
+	cfg := fastConfig(t)
+	cfg.JitterCV = 0.1
+	c := newCore(cfg.Seed, time.Now(), newMetricsState())
+	b := batch{stats: stepStats{DecodeSeqs: 1}}
+	const n = 20000
+	var sum, sumSq float64
+	for range n {
+		v := float64(c.cost(&cfg, &b, c.born))
+		sum += v
+		sumSq += v * v
+	}
+	mean := sum / n
+	cv := math.Sqrt(sumSq/n-mean*mean) / mean
+	model := float64(cfg.StepBase + cfg.DecodeFixed + cfg.DecodePerSeq)
+	// Standard error of the mean is 0.1/sqrt(20000) = 0.07%; allow 0.5%.
+	if math.Abs(mean/model-1) > 0.005 || math.Abs(cv-0.1) > 0.005 {
+		t.Errorf("jitter mean ratio %.4f, CV %.4f; want 1 and 0.1", mean/model, cv)
 	}
 }
 

@@ -121,8 +121,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h, ok := methods[r.Method]
 	if !ok {
-		for m := range methods {
-			w.Header().Set("Allow", m)
+		for _, m := range sortedKeys(methods) {
+			w.Header().Add("Allow", m)
 		}
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
 		return
