@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -40,7 +42,21 @@ func gateServeSim() int {
 		return 1
 	}
 	fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
-	http.Serve(ln, sim.New(cfg))
+	var h http.Handler = sim.New(cfg)
+	// CLI_TEST_SIM_DIE_AFTER=N: crash the way an engine does (a fatal
+	// line, exit 1) on the N-th completion request.
+	if n, err := strconv.Atoi(os.Getenv("CLI_TEST_SIM_DIE_AFTER")); err == nil {
+		var seen atomic.Int64
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/completions" && seen.Add(1) >= int64(n) {
+				fmt.Fprintln(os.Stderr, "RuntimeError: simulated engine crash (CUDA error: an illegal memory access)")
+				os.Exit(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	http.Serve(ln, h)
 	return 0
 }
 

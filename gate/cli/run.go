@@ -38,6 +38,9 @@ type runOptions struct {
 	readyTimeout   time.Duration
 	grace          time.Duration
 	progressPeriod time.Duration
+	serverCmd      string
+	serverEnv      []string
+	serverLog      string
 }
 
 func newRunCmd(s *Streams) *cobra.Command {
@@ -66,7 +69,10 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.BoolVar(&o.noContinuous, "no-continuous-usage", false, "do not ask for continuous_usage_stats (servers that reject it)")
 	f.Float64Var(&o.failureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
 	f.Float64Var(&o.dispatchLagMs, "max-dispatch-lag-ms", metrics.DefaultLimits.DispatchLagMs, "a trial whose client dispatch lag p99 exceeds this is invalid (client saturated)")
-	f.DurationVar(&o.readyTimeout, "ready-timeout", loadgen.DefaultReadyTimeout, "how long to wait for the server to become ready")
+	f.DurationVar(&o.readyTimeout, "ready-timeout", loadgen.DefaultReadyTimeout, "how long to wait for the server to become ready (with --server-cmd: 10m unless set)")
+	f.StringVar(&o.serverCmd, "server-cmd", "", "command that launches the server for the run (no shell); its URL comes from its log, else --url")
+	f.StringArrayVar(&o.serverEnv, "server-env", nil, "NAME=value added to the launched server's environment (repeatable)")
+	f.StringVar(&o.serverLog, "server-log", "", "file that receives the launched server's output")
 	f.DurationVar(&o.grace, "grace", loadgen.DefaultGrace, "after Ctrl-C, how long in-flight requests may finish")
 	f.DurationVar(&o.progressPeriod, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines when stderr is not a terminal")
 	return cmd
@@ -76,8 +82,8 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	switch {
 	case len(o.workloads) == 0:
 		return exitf(ExitInvalid, "run: -w FILE|DIR is required")
-	case o.url == "":
-		return exitf(ExitInvalid, "run: --url is required")
+	case o.url == "" && o.serverCmd == "":
+		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	case o.out == "":
 		return exitf(ExitInvalid, "run: --out (-o) is required: the directory for result files")
 	case o.trials < 0:
@@ -119,31 +125,41 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		Grace:             o.grace,
 		ToolVersion:       Version,
 	}
-	if _, err := loadgen.New(cfg); err != nil {
+	if _, err := loadgen.New(cfg); err != nil && o.url != "" {
 		return exitf(ExitInvalid, "run: --url: %w", err)
 	}
-	ctx := cmd.Context()
-	for _, m := range ms {
-		trials := o.trials
-		if trials == 0 {
-			trials = max(m.Trials.Min, 1)
-		}
-		path := filepath.Join(o.out, result.FileName(m.Cell))
-		res, err := runCell(ctx, cfg, m, trials, path, o.saveDetailed)
-		if res != nil {
-			if werr := result.Write(path, res); werr != nil {
-				return fmt.Errorf("run: %w", werr)
+	fp := &serveFingerprint{}
+	var last *result.Result // the cell being run, for a launched server's log tail
+	cells := func(ctx context.Context, cfg loadgen.Config) error {
+		cfg.Hooks = serveHooks(cfg.URL)
+		for _, m := range ms {
+			trials := o.trials
+			if trials == 0 {
+				trials = max(m.Trials.Min, 1)
 			}
-			fmt.Fprintf(s.Out, "%s: %d trials (%d valid) -> %s\n", m.Cell, len(res.Trials), len(res.ValidTrials()), path)
-		}
-		if err != nil {
-			if errors.Is(err, loadgen.ErrInterrupted) {
-				return exitf(ExitRunFailed, "run: %s: interrupted; partial result written to %s", m.Cell, path)
+			path := filepath.Join(o.out, result.FileName(m.Cell))
+			res, err := runCell(ctx, cfg, m, trials, path, o.saveDetailed)
+			if res != nil {
+				res.Fingerprint = fp.get(res.Server)
+				last = res
+				if werr := result.Write(path, res); werr != nil {
+					return fmt.Errorf("run: %w", werr)
+				}
+				fmt.Fprintf(s.Out, "%s: %d trials (%d valid) -> %s\n", m.Cell, len(res.Trials), len(res.ValidTrials()), path)
 			}
-			return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
+			if err != nil {
+				if errors.Is(err, loadgen.ErrInterrupted) {
+					return exitf(ExitRunFailed, "run: %s: interrupted; partial result written to %s", m.Cell, path)
+				}
+				return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
+			}
 		}
+		return nil
 	}
-	return nil
+	if o.serverCmd != "" {
+		return runLaunched(cmd, s, o, cfg, fp, &last, cells)
+	}
+	return cells(cmd.Context(), cfg)
 }
 
 // runCell runs one cell, with its detailed records file when asked for.
