@@ -78,29 +78,38 @@ func TestClientDisconnectFreesSequence(t *testing.T) {
 	}
 }
 
-// TestUnschedulableRequestIsAborted: a request that no longer fits after
-// the KV cache shrank at run time ends with finish_reason "abort" instead
-// of hanging the engine.
+// TestUnschedulableRequestIsAborted: requests that no longer fit after
+// the KV cache shrank at run time end with finish_reason "abort" instead of
+// hanging the engine.
 func TestUnschedulableRequestIsAborted(t *testing.T) {
 	cfg := fastConfig(t)
-	cfg.FirstTokenDelay = Duration(100 * time.Millisecond)
+	cfg.KVCacheTokens = 4096
 	srv, url := start(t, cfg)
-	done := make(chan []byte)
+	ids := func(n int) string { return strings.TrimSuffix(strings.Repeat("3,", n), ",") }
+	done := make(chan []byte, 2)
+	// A runs and holds 2000+ KV tokens; B (2500 tokens) must wait for it.
 	go func() {
-		_, raw := post(t, url, "/v1/completions", `{"prompt":[`+strings.TrimSuffix(strings.Repeat("3,", 2000), ",")+`],"max_tokens":4,"stream":true}`)
+		_, raw := post(t, url, "/v1/completions", `{"prompt":[`+ids(2000)+`],"max_tokens":2000,"stream":true}`)
 		done <- raw
 	}()
-	waitFor(t, "the request", func() bool { return srv.Stats().Received == 1 })
+	waitFor(t, "A running", func() bool { return srv.Stats().Running == 1 })
+	go func() {
+		_, raw := post(t, url, "/v1/completions", `{"prompt":[`+ids(2500)+`,4],"max_tokens":4,"stream":true}`)
+		done <- raw
+	}()
+	waitFor(t, "B waiting", func() bool { return srv.Stats().Waiting == 1 })
 	if err := srv.Update(func(c *Config) { c.KVCacheTokens, c.MaxModelLen = 1024, 1024 }); err != nil {
 		t.Fatal(err)
 	}
-	raw := <-done
-	fs := frames(t, raw)
-	last := fs[len(fs)-1].Choices
-	if len(last) != 1 || last[0].FinishReason == nil || *last[0].FinishReason != "abort" {
-		t.Fatalf("stream %s", raw)
+	for range 2 {
+		raw := <-done
+		fs := frames(t, raw)
+		last := fs[len(fs)-1].Choices
+		if len(last) != 1 || last[0].FinishReason == nil || *last[0].FinishReason != "abort" {
+			t.Fatalf("stream %s", tail(raw))
+		}
 	}
-	if st := srv.Stats(); st.Aborted != 1 || st.Succeeded != 0 {
+	if st := srv.Stats(); st.Aborted != 2 || st.Succeeded != 0 {
 		t.Errorf("aborted %d succeeded %d", st.Aborted, st.Succeeded)
 	}
 	// The engine still serves requests that fit.
