@@ -43,8 +43,9 @@ func TestTTFTRisesWithQueueDepth(t *testing.T) {
 	recs := srv.Records()
 	slices.SortFunc(recs, func(a, b Record) int { return a.Scheduled.Compare(b.Scheduled) })
 	first, last := ttft(recs[0]), ttft(recs[len(recs)-1])
-	// The last pair waits for three pairs of 10 steps each.
-	if last < 3*first || last < 25*time.Millisecond {
+	// The last pair waits for three pairs of 10 steps each (~30 ms); the
+	// model's time is a floor however loaded the machine is.
+	if last-first < 20*time.Millisecond {
 		t.Errorf("TTFT of the first scheduled %v, of the last %v: queueing did not show", first, last)
 	}
 	if st := srv.Stats(); st.Queue.Count != 8 || st.Queue.Mean() <= 0 {
