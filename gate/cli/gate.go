@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfgate/perfgate/gate/command"
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/merge"
@@ -157,9 +158,10 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		if len(manifests) == 0 {
 			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
 		}
-		if len(cfg.Server.Command) > 0 {
+		serving := gateServing(manifests)
+		if serving && len(cfg.Server.Command) > 0 {
 			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l)
-		} else if cfg.Server.URL == "" {
+		} else if serving && cfg.Server.URL == "" {
 			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
 		} else {
 			out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
@@ -173,18 +175,36 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	return gateFinish(ctx, s, cfg, out, paths)
 }
 
-// gateRun runs the manifests against the configured server, scraping its
-// /metrics around every trial and sending the API key
-// (PERFGATE_API_KEY, then OPENAI_API_KEY).
-func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
-	runner, err := loadgen.New(loadgen.Config{
-		URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
-		Hooks: serveHooks(cfg.Server.URL),
-	})
-	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
+// gateServing reports whether any workload is a serving one (needs a
+// server); kind: command workloads run their own command.
+func gateServing(ms []*workload.Manifest) bool {
+	for _, m := range ms {
+		if !m.IsCommand() {
+			return true
+		}
 	}
-	defer runner.Close()
+	return false
+}
+
+// gateRun runs the manifests: serving ones against the configured server,
+// scraping its /metrics around every trial and sending the API key
+// (PERFGATE_API_KEY, then OPENAI_API_KEY); kind: command ones through
+// their command, with its output files under <output>/commands/.
+func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+	kinds := pipeline.ByKind{Command: &command.Trials{
+		Dir: filepath.Join(cfg.Output, "commands"), BaseEnv: os.Environ(), ToolVersion: Version,
+	}}
+	if cfg.Server.URL != "" {
+		runner, err := loadgen.New(loadgen.Config{
+			URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
+			Hooks: serveHooks(cfg.Server.URL),
+		})
+		if err != nil {
+			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
+		}
+		defer runner.Close()
+		kinds.Serving = runner
+	}
 	opts := pipeline.Options{Baselines: baselines, Policy: p, Budget: cfg.Trials.Budget, Log: s.Err}
 	if l.Source("policy.min_trials") != "default" {
 		opts.MinTrials = cfg.Policy.MinTrials
@@ -194,7 +214,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	}
 	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
 	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
-	out, err := pipeline.Run(ctx, gateTrials{runner, fp}, ms, opts)
+	out, err := pipeline.Run(ctx, gateTrials{kinds, fp}, ms, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
@@ -241,15 +261,15 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 	return out, nil
 }
 
-// gateTrials adds the environment fingerprint to every result the load
-// generator starts, so the verdict can refuse comparisons across hardware.
+// gateTrials adds the environment fingerprint to every result started,
+// so the verdict can refuse comparisons across hardware.
 type gateTrials struct {
-	*loadgen.Runner
+	pipeline.Trials
 	fp *serveFingerprint
 }
 
 func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.Result {
-	r := g.Runner.NewResult(m, srv)
+	r := g.Trials.NewResult(m, srv)
 	r.Fingerprint = g.fp.get(srv)
 	return r
 }

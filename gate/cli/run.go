@@ -82,8 +82,6 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	switch {
 	case len(o.workloads) == 0:
 		return exitf(ExitInvalid, "run: -w FILE|DIR is required")
-	case o.url == "" && o.serverCmd == "":
-		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	case o.out == "":
 		return exitf(ExitInvalid, "run: --out (-o) is required: the directory for result files")
 	case o.trials < 0:
@@ -106,6 +104,9 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	}
 	if len(ms) == 0 {
 		return exitf(ExitInvalid, "run: no workload cells to run")
+	}
+	if o.url == "" && o.serverCmd == "" && gateServing(ms) {
+		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("run: --out %s: %w", o.out, err)
@@ -138,7 +139,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 				trials = max(m.Trials.Min, 1)
 			}
 			path := filepath.Join(o.out, result.FileName(m.Cell))
-			res, err := runCell(ctx, cfg, m, trials, path, o.saveDetailed)
+			res, err := runAnyCell(ctx, cfg, m, trials, path, o)
 			if res != nil {
 				res.Fingerprint = fp.get(res.Server)
 				last = res

@@ -78,23 +78,30 @@ func serveDied(ctx context.Context) (tail string, died bool) {
 	return server.Failed(context.Cause(ctx))
 }
 
-// serveFingerprint collects the environment fingerprint once per run and
-// hands each result its own copy. argv and env describe the server when
-// perfgate launched it.
+// serveFingerprint collects the environment fingerprint once per run (per
+// server version and model, which differ between serving and command
+// cells) and hands each result its own copy. argv and env describe the
+// server when perfgate launched it.
 type serveFingerprint struct {
 	argv []string
 	env  map[string]string
-	fp   map[string]string
+	fp   map[string]map[string]string
 }
 
 func (g *serveFingerprint) get(srv result.Server) map[string]string {
-	if g.fp == nil {
-		g.fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
+	key := srv.Version + "\x00" + srv.Model
+	fp, ok := g.fp[key]
+	if !ok {
+		fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
 			Environ: os.Environ, ServerEnv: g.env, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv,
 		})
+		if g.fp == nil {
+			g.fp = map[string]map[string]string{}
+		}
+		g.fp[key] = fp
 	}
-	cp := make(map[string]string, len(g.fp))
-	for k, v := range g.fp {
+	cp := make(map[string]string, len(fp))
+	for k, v := range fp {
 		cp[k] = v
 	}
 	return cp

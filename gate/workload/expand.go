@@ -17,6 +17,9 @@ func (f *File) Expand() (ms []*Manifest, warnings []*Error, err error) {
 }
 
 func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
+	if f.Kind == KindCommand {
+		return []*Manifest{f.expandCommand()}, nil, nil
+	}
 	var measured []item
 	if generated(f.Dataset.Kind) {
 		measured = f.generate(f.Load.Requests, "")

@@ -57,6 +57,11 @@ type Manifest struct {
 	// Spec is the cell's resolved specification as canonical JSON, stored
 	// in result files.
 	Spec []byte
+	// Kind is KindCommand for a workload that runs a command per trial
+	// (then Command is set, Timeout bounds one trial and there are no
+	// requests); KindServing or empty for a serving workload.
+	Kind    string
+	Command *Command
 }
 
 // Request is one request of a manifest.

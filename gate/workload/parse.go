@@ -124,11 +124,20 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	if !d.isMapping(n, "workload") {
 		return f
 	}
+	switch d.workloadKind(n) {
+	case KindCommand:
+		d.commandWorkload(n, f)
+		return f
+	case "":
+		return f
+	}
 	var haveName, haveDataset, haveLoad bool
-	for _, fl := range d.mapping(n, "workload", "name", "description", "api", "model", "gpus",
+	for _, fl := range d.mapping(n, "workload", "name", "description", "kind", "api", "model", "gpus",
 		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate") {
 		v := fl.value
 		switch fl.key {
+		case "kind":
+			f.Kind = KindServing
 		case "name":
 			haveName = true
 			f.lines.name = fl.line

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"text/tabwriter"
 	"time"
 )
@@ -62,6 +63,10 @@ func WritePlan(w io.Writer, ms []*Manifest) error {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
+		if m.IsCommand() {
+			writeCommandPlan(tw, m)
+			continue
+		}
 		s := Summarize(m)
 		model := m.Model
 		if model == "" {
@@ -87,6 +92,28 @@ func WritePlan(w io.Writer, ms []*Manifest) error {
 		fmt.Fprintf(tw, "trials\t%d to %d, timeout %s\n", m.Trials.Min, m.Trials.Max, m.Timeout)
 	}
 	return tw.Flush()
+}
+
+// writeCommandPlan prints a kind: command cell: what runs, not requests.
+func writeCommandPlan(w io.Writer, m *Manifest) {
+	fmt.Fprintf(w, "cell\t%s\n", m.Cell)
+	fmt.Fprintf(w, "hash\t%s\n", m.Hash)
+	fmt.Fprintf(w, "source\t%s\n", m.Source)
+	fmt.Fprintf(w, "kind\tcommand (one run per trial, no requests)\n")
+	fmt.Fprintf(w, "argv\t%q\n", m.Command.Argv)
+	names := make([]string, 0, len(m.Command.Env))
+	for k := range m.Command.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(w, "env\t%s=%s\n", k, m.Command.Env[k])
+	}
+	timeout := "1h (default)"
+	if m.Timeout > 0 {
+		timeout = m.Timeout.String()
+	}
+	fmt.Fprintf(w, "trials\t%d to %d, timeout %s per trial\n", m.Trials.Min, m.Trials.Max, timeout)
 }
 
 // planJSON is the --json form of a plan.

@@ -62,6 +62,9 @@ type File struct {
 	Timeout     time.Duration
 	SLO         SLO
 	Gate        []GateRule
+	// Kind is KindServing or KindCommand; Command is set for the latter.
+	Kind    string
+	Command Command
 
 	lines lines // where each field was written, for errors found later
 }
