@@ -120,10 +120,17 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w := &statusWriter{ResponseWriter: rw, status: http.StatusOK}
+	// Record the request before answering it: a client may inspect the
+	// log as soon as it has the response, before this handler returns.
+	// Only the status is filled in afterwards.
+	s.mu.Lock()
+	i := len(s.requests)
+	s.requests = append(s.requests, Request{Method: r.Method, Path: path, Query: r.URL.RawQuery,
+		Auth: r.Header.Get("Authorization"), Body: string(body)})
+	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.requests = append(s.requests, Request{Method: r.Method, Path: path, Query: r.URL.RawQuery,
-			Auth: r.Header.Get("Authorization"), Body: string(body), Status: w.status})
+		s.requests[i].Status = w.status
 		s.mu.Unlock()
 	}()
 
