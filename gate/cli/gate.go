@@ -32,6 +32,7 @@ var gateFlagKeys = map[string]string{
 	"workloads":            "workloads",
 	"url":                  "server.url",
 	"server-cmd":           "server.command",
+	"gpus":                 "server.gpus",
 	"baselines":            "baselines",
 	"output":               "output",
 	"trials":               "policy.min_trials",
@@ -90,6 +91,7 @@ already on disk (a merged shard directory).`,
 	f.StringSlice("workloads", nil, "workload files or globs (comma-separated or repeated)")
 	f.String("url", "", "base URL of the candidate server, e.g. http://127.0.0.1:8000")
 	f.String("server-cmd", "", "command that launches the candidate server")
+	f.Int("gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
 	f.String("baselines", "", "baseline store root directory")
 	f.StringP("output", "o", "", "output directory")
 	f.Int("trials", 0, "trials per workload before the first comparison (default: each workload's trials.min)")
@@ -137,6 +139,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		if manifests, err = workload.LoadPaths(paths); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
+		serveDefaultGPUs(manifests, cfg.Server.GPUs)
 	}
 	if o.shard != "" {
 		i, n, err := gateParseShard(o.shard)

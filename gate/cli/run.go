@@ -41,6 +41,7 @@ type runOptions struct {
 	serverCmd      string
 	serverEnv      []string
 	serverLog      string
+	gpus           int
 }
 
 func newRunCmd(s *Streams) *cobra.Command {
@@ -73,6 +74,7 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.StringVar(&o.serverCmd, "server-cmd", "", "command that launches the server for the run (no shell); its URL comes from its log, else --url")
 	f.StringArrayVar(&o.serverEnv, "server-env", nil, "NAME=value added to the launched server's environment (repeatable)")
 	f.StringVar(&o.serverLog, "server-log", "", "file that receives the launched server's output")
+	f.IntVar(&o.gpus, "gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
 	f.DurationVar(&o.grace, "grace", loadgen.DefaultGrace, "after Ctrl-C, how long in-flight requests may finish")
 	f.DurationVar(&o.progressPeriod, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines when stderr is not a terminal")
 	return cmd
@@ -86,6 +88,8 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "run: --out (-o) is required: the directory for result files")
 	case o.trials < 0:
 		return exitf(ExitInvalid, "run: --trials %d: must be >= 0", o.trials)
+	case o.gpus < 0:
+		return exitf(ExitInvalid, "run: --gpus %d: must be >= 0", o.gpus)
 	case o.warmups < -1:
 		return exitf(ExitInvalid, "run: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)
 	}
@@ -105,6 +109,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if len(ms) == 0 {
 		return exitf(ExitInvalid, "run: no workload cells to run")
 	}
+	serveDefaultGPUs(ms, o.gpus)
 	if o.url == "" && o.serverCmd == "" && gateServing(ms) {
 		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	}

@@ -97,3 +97,37 @@ func TestRunServerCmdBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunGPUs: --gpus fills server.gpus and the per-GPU throughputs of a
+// workload without gpus; a workload's own gpus wins.
+func TestRunGPUs(t *testing.T) {
+	ts := runSim(t)
+	src, err := os.ReadFile("testdata/gate/decode-a.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(t.TempDir(), "own.yaml")
+	data := strings.Replace(string(src), "name: decode-a", "name: decode-own", 1) + "gpus: 8\n"
+	if err := os.WriteFile(own, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	code, out, errs := runMain(context.Background(), append(runLax,
+		"-w", "testdata/gate/decode-a.yaml", "-w", own, "--url", ts.URL, "-o", dir, "--trials", "1", "--gpus", "2")...)
+	if code != ExitPass {
+		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for cell, gpus := range map[string]int{"decode-a": 2, "decode-own": 8} {
+		r, err := result.Read(filepath.Join(dir, cell+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := r.Trials[0]
+		if want := tr.Values["total_token_throughput"] / float64(gpus); r.Server.GPUs != gpus || want <= 0 || tr.Values["total_token_throughput_per_gpu"] != want {
+			t.Errorf("%s: gpus %d (want %d), total_token_throughput_per_gpu %v (want %v)", cell, r.Server.GPUs, gpus, tr.Values["total_token_throughput_per_gpu"], want)
+		}
+	}
+	if code, _, errs := runMain(context.Background(), "-w", "testdata/gate/decode-a.yaml", "--url", ts.URL, "-o", dir, "--gpus", "-1"); code != ExitInvalid || !strings.Contains(errs, "--gpus") {
+		t.Errorf("--gpus -1: exit %v, stderr %q", code, errs)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
 	"github.com/perfgate/perfgate/gate/server/scrape"
+	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // This file holds what `perfgate run` and `perfgate gate` share about the
@@ -24,6 +25,21 @@ import (
 // /metrics costs each trial one warning, never the run (see scrape.Hook).
 func serveHooks(url string) []loadgen.TrialHook {
 	return []loadgen.TrialHook{&scrape.Hook{URL: url}}
+}
+
+// serveDefaultGPUs gives the workloads that set no gpus of their own the
+// configured count (server.gpus, --gpus), so their results record it as
+// server.gpus and carry the *_per_gpu throughputs. The count is not part of
+// a cell's hash, so this never changes which baseline a cell matches.
+func serveDefaultGPUs(ms []*workload.Manifest, gpus int) {
+	if gpus <= 0 {
+		return
+	}
+	for _, m := range ms {
+		if m.GPUs == 0 {
+			m.GPUs = gpus
+		}
+	}
 }
 
 // serveLaunch says how to start the candidate server (server.* settings

@@ -56,11 +56,11 @@ func newServeTestServer(t *testing.T, key string, delay time.Duration, noMetrics
 
 // serveGate runs perfgate gate with 2 trials of decode-a and no baselines
 // (exit 2, results written) and returns the result.
-func serveGate(t *testing.T, url string) (*result.Result, string) {
+func serveGate(t *testing.T, url string, extra ...string) (*result.Result, string) {
 	t.Helper()
 	out := t.TempDir()
-	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "--max-trials", "2",
-		"-o", out, "--baselines", filepath.Join(out, "none"), "--url", url}
+	args := append([]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "--max-trials", "2",
+		"-o", out, "--baselines", filepath.Join(out, "none"), "--url", url}, extra...)
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
 	if code != ExitInvalid || !strings.Contains(stdout.String(), "missing-baseline") {
@@ -139,6 +139,25 @@ func TestGateServerWithoutMetrics(t *testing.T) {
 		}
 		if len(tr.Server) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "404") {
 			t.Errorf("trial %d: server %v, metrics notes %q; want none and one note naming the 404", tr.Index, tr.Server, notes)
+		}
+	}
+}
+
+// TestGateGPUs: --gpus (server.gpus) applies to workloads without gpus of
+// their own: the result records the count and per-GPU throughputs.
+func TestGateGPUs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end gate run against the simulator")
+	}
+	t.Setenv("PERFGATE_API_KEY", "k")
+	st := newServeTestServer(t, "k", 0, false)
+	r, _ := serveGate(t, st.url, "--gpus", "4")
+	if r.Server.GPUs != 4 {
+		t.Fatalf("server.gpus %d, want 4", r.Server.GPUs)
+	}
+	for _, tr := range r.Trials {
+		if got, want := tr.Values["output_throughput_per_gpu"], tr.Values["output_throughput"]/4; want <= 0 || got != want {
+			t.Errorf("trial %d: output_throughput_per_gpu %v, want %v", tr.Index, got, want)
 		}
 	}
 }

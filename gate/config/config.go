@@ -73,6 +73,10 @@ type Server struct {
 	ReadyTimeout time.Duration `mapstructure:"ready_timeout"`
 	// Log is the file the launched server's output goes to.
 	Log string `mapstructure:"log"`
+	// GPUs is the number of GPUs the server uses, for per-GPU throughput
+	// (output_throughput_per_gpu, ...) of workloads that set no gpus of
+	// their own; 0 means unknown.
+	GPUs int `mapstructure:"gpus"`
 }
 
 // Policy tunes the verdict. Zero values leave the verdict's own defaults.

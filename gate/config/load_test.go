@@ -214,6 +214,9 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{"env PERFGATE_SERVER_URL: server.url: ftp://host/: scheme must be http or https"}},
 		{name: "bad env entry", file: "server:\n  env: [HF_TOKEN hf_secret]\n",
 			want: []string{"perfgate.yaml:2: server.env: entry 1 must be NAME=value"}},
+		{name: "negative gpus", environ: []string{"PERFGATE_SERVER_GPUS=-2"},
+			want: []string{"env PERFGATE_SERVER_GPUS: server.gpus: must be between 1 and 100000"}},
+		{name: "gpus not a number", file: "server:\n  gpus: eight\n", want: []string{"perfgate.yaml:2: server.gpus:"}},
 		{name: "trials below min", file: "trials:\n  max: 3\n", want: []string{"trials.max: must be between policy.min_trials (5) and 1000, got 3"}},
 	}
 	for _, tt := range tests {

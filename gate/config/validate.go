@@ -68,6 +68,9 @@ func (c Config) problems() []problem {
 			add("server.env", "entry %d must be NAME=value with NAME made of letters, digits and '_'", i+1)
 		}
 	}
+	if c.Server.GPUs < 0 || c.Server.GPUs > 100000 {
+		add("server.gpus", "must be between 1 and 100000 (or 0: unknown), got %d", c.Server.GPUs)
+	}
 	if c.Server.ReadyTimeout <= 0 {
 		add("server.ready_timeout", "must be positive, got %v", c.Server.ReadyTimeout)
 	}
