@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -129,5 +130,28 @@ func TestRunGPUs(t *testing.T) {
 	}
 	if code, _, errs := runMain(context.Background(), "-w", "testdata/gate/decode-a.yaml", "--url", ts.URL, "-o", dir, "--gpus", "-1"); code != ExitInvalid || !strings.Contains(errs, "--gpus") {
 		t.Errorf("--gpus -1: exit %v, stderr %q", code, errs)
+	}
+}
+
+// TestGateServerDiesMidRun: the gate's launched server crashing during a
+// trial is a failed run (exit 3) whose result keeps the log tail.
+func TestGateServerDiesMidRun(t *testing.T) {
+	cmd := runServerCmd(t)
+	out := t.TempDir()
+	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "3", "-o", out,
+		"--baselines", filepath.Join(out, "none"), "--server-cmd", cmd}
+	t.Setenv("CLI_TEST_SERVE_SIM", "1")
+	t.Setenv("CLI_TEST_SIM_DIE_AFTER", "25")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	if code != ExitRunFailed {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	r, err := result.Read(filepath.Join(out, "results", "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Complete || !strings.Contains(r.Server.LogTail, "simulated engine crash") {
+		t.Errorf("complete=%v log tail %q; want incomplete with the crash", r.Complete, r.Server.LogTail)
 	}
 }
