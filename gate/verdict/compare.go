@@ -44,12 +44,12 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 	}
 	var pending []*pendingCell
 	for _, name := range unionKeys(base, cand) {
-		w, rules, optOut, err := matchWorkload(name, base[name], cand[name], &p)
+		w, cr, err := matchWorkload(name, base[name], cand[name], &p)
 		if err != nil {
 			return nil, err
 		}
 		if w.Status == Compared {
-			pending = append(pending, buildCells(&w, base[name], cand[name], rules, optOut)...)
+			pending = append(pending, buildCells(&w, base[name], cand[name], cr)...)
 		}
 		c.Workloads = append(c.Workloads, w)
 	}
@@ -90,9 +90,8 @@ func unionKeys(a, b map[string]*result.Result) []string {
 }
 
 // matchWorkload applies the matching rules of docs/baselines.md to one
-// workload cell and returns its status and, when compared, its rules and
-// the metrics its gate list turns off.
-func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[string]Rule, map[string]bool, error) {
+// workload cell and returns its status and, when compared, its rules.
+func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cellRules, error) {
 	w := Workload{Cell: name}
 	if b != nil {
 		w.BaselineHash = b.Workload.Hash
@@ -106,18 +105,18 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		w.Status, w.Allowed = MissingBaseline, p.AllowMissing
 		w.Message = "no baseline for this workload cell; run `perfgate baseline update` or pass --allow-missing"
 		w.CandidateTrials = len(c.ValidTrials())
-		return w, nil, nil, nil
+		return w, nil, nil
 	case c == nil:
 		w.Status, w.Allowed = MissingCandidate, p.AllowMissing
 		w.Message = "the candidate did not run this workload cell"
 		w.BaselineTrials = len(b.ValidTrials())
-		return w, nil, nil, nil
+		return w, nil, nil
 	}
 	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
 	if b.Workload.Hash != c.Workload.Hash {
 		w.Status = WorkloadChanged
 		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", short(b.Workload.Hash), short(c.Workload.Hash))
-		return w, nil, nil, nil
+		return w, nil, nil
 	}
 	for _, arm := range []struct {
 		name string
@@ -126,7 +125,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		if !arm.r.Complete {
 			w.Status = IncompleteRun
 			w.Message = fmt.Sprintf("the %s run is incomplete: %s", arm.name, orDefault(arm.r.IncompleteReason, "no reason recorded"))
-			return w, nil, nil, nil
+			return w, nil, nil
 		}
 	}
 	w.Fingerprint = diffFingerprint(b.Fingerprint, c.Fingerprint, p.HardKeys)
@@ -140,7 +139,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		if !p.AllowMismatch {
 			w.Status = FingerprintMismatch
 			w.Message = "environment differs from the baseline's: " + strings.Join(hard, ", ") + "; pass --allow-mismatch to compare anyway"
-			return w, nil, nil, nil
+			return w, nil, nil
 		}
 		w.Warnings = append(w.Warnings, "compared despite differing environment (--allow-mismatch): "+strings.Join(hard, ", "))
 	}
@@ -160,11 +159,11 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 		case total == invalid:
 			w.Status = NoValidTrials
 			w.Message = fmt.Sprintf("the %s has no valid trial (%d recorded)", arm.name, total)
-			return w, nil, nil, nil
+			return w, nil, nil
 		case float64(invalid) > p.MaxInvalidShare*float64(total):
 			w.Status = NoValidTrials
 			w.Message = fmt.Sprintf("%d of the %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, arm.name, total, 100*p.MaxInvalidShare)
-			return w, nil, nil, nil
+			return w, nil, nil
 		case invalid > 0:
 			w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid %s trial(s) excluded", invalid, arm.name))
 		}
@@ -175,12 +174,12 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, map[s
 			w.Warnings = append(w.Warnings, fmt.Sprintf("baseline is %.0f days older than the candidate (over %.0f): drift between the runs is not accounted for", age, p.MaxBaselineAgeDays))
 		}
 	}
-	rules, optOut, err := p.resolve(c.Workload.Spec)
+	cr, err := p.resolve(c.Workload.Spec)
 	if err != nil {
-		return w, nil, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)
+		return w, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)
 	}
 	w.Status = Compared
-	return w, rules, optOut, nil
+	return w, cr, nil
 }
 
 // baselineAge is how many days before the candidate the baseline was
@@ -224,10 +223,11 @@ func diffFingerprint(b, c map[string]string, hardKeys []string) []FingerprintDif
 // by a substitute (see substitute) or, when there is none, left out with a
 // warning. A gated metric only one arm carries becomes an untestable cell:
 // inconclusive, so the workload cannot pass while its arms disagree on
-// what they measured.
-func buildCells(w *Workload, b, c *result.Result, rules map[string]Rule, optOut map[string]bool) []*pendingCell {
+// what they measured. A command cell is gated only on its own gate list
+// and on policy rules for metrics its files carry (cellRules.forFiles).
+func buildCells(w *Workload, b, c *result.Result, cr *cellRules) []*pendingCell {
 	bIDs, cIDs := carried(b), carried(c)
-	rules, subs := substitute(rules, optOut, bIDs, cIDs)
+	rules, subs := substitute(cr.forFiles(bIDs, cIDs), cr.optOut, bIDs, cIDs)
 	w.Substitutions = subs
 	standsFor := map[string]string{}
 	for _, s := range subs {

@@ -172,15 +172,54 @@ func (p *Policy) Validate() error {
 // the workload's `gate:` list taken from its result spec (the
 // "gate" key of result.Workload.Spec). A zero Tolerance keeps the
 // previous one (or DefaultTolerance).
+//
+// For a command cell (spec "kind": "command") Compare goes further and
+// drops the rules that come only from the policy for metrics neither run
+// carries (see cellRules.forFiles); Resolve, which sees no files, does not.
 func (p *Policy) Resolve(spec json.RawMessage) (map[string]Rule, error) {
-	rules, _, err := p.resolve(spec)
-	return rules, err
+	cr, err := p.resolve(spec)
+	if err != nil {
+		return nil, err
+	}
+	return cr.rules, nil
 }
 
-// resolve is Resolve that also returns the metrics the workload's gate
-// list turns off explicitly (`gated: false`): those are never gated as a
-// substitute for a missing statistic (see substitute).
-func (p *Policy) resolve(spec json.RawMessage) (map[string]Rule, map[string]bool, error) {
+// cellRules are the rules in force for one workload cell.
+type cellRules struct {
+	rules map[string]Rule
+	// optOut are the metrics the workload's gate list turns off
+	// explicitly (`gated: false`): those are never gated as a substitute
+	// for a missing statistic (see substitute).
+	optOut map[string]bool
+	// command is set for a command cell (offline engine benchmark);
+	// named are then the metrics its gate list names.
+	command bool
+	named   map[string]bool
+}
+
+// forFiles returns the rules to apply to a cell whose baseline and
+// candidate carry the metric ids b and c. A command cell produces only
+// offline_* metrics, so the policy's gated metrics (by default the serving
+// metrics TTFT, TPOT, ...) would all be "in neither run" and fill every
+// report with warnings: for such a cell, a rule that comes only from the
+// policy applies only to a metric some run carries. Its own gate list
+// (which the parser requires to be non-empty) applies in full, so a gated
+// metric of its own that is missing is still reported.
+func (cr *cellRules) forFiles(b, c map[string]bool) map[string]Rule {
+	if !cr.command {
+		return cr.rules
+	}
+	out := make(map[string]Rule, len(cr.rules))
+	for id, r := range cr.rules {
+		if cr.named[id] || b[id] || c[id] {
+			out[id] = r
+		}
+	}
+	return out
+}
+
+// resolve is Resolve keeping what Compare needs besides the rules.
+func (p *Policy) resolve(spec json.RawMessage) (*cellRules, error) {
 	rules := make(map[string]Rule, len(p.Rules))
 	optOut := map[string]bool{}
 	for _, r := range p.Rules {
@@ -189,22 +228,30 @@ func (p *Policy) resolve(spec json.RawMessage) (map[string]Rule, map[string]bool
 		}
 		rules[r.Metric] = r
 	}
+	cr := &cellRules{rules: rules, optOut: optOut}
 	if len(spec) == 0 {
-		return rules, optOut, nil
+		return cr, nil
 	}
 	var s struct {
+		Kind string              `json:"kind"`
 		Gate []workload.GateRule `json:"gate"`
 	}
 	if err := json.Unmarshal(spec, &s); err != nil {
-		return nil, nil, fmt.Errorf("workload spec: %w", err)
+		return nil, fmt.Errorf("workload spec: %w", err)
+	}
+	if s.Kind == workload.KindCommand {
+		cr.command, cr.named = true, map[string]bool{}
 	}
 	for i, g := range s.Gate {
 		m, ok := metrics.Lookup(g.Metric)
 		if !ok {
-			return nil, nil, fmt.Errorf("workload spec: gate[%d]: unknown metric %q", i, g.Metric)
+			return nil, fmt.Errorf("workload spec: gate[%d]: unknown metric %q", i, g.Metric)
 		}
 		if g.Tolerance < 0 {
-			return nil, nil, fmt.Errorf("workload spec: gate[%d] (%s): negative tolerance", i, g.Metric)
+			return nil, fmt.Errorf("workload spec: gate[%d] (%s): negative tolerance", i, g.Metric)
+		}
+		if cr.command {
+			cr.named[g.Metric] = true
 		}
 		r, ok := rules[g.Metric]
 		if !ok {
@@ -221,11 +268,11 @@ func (p *Policy) resolve(spec json.RawMessage) (map[string]Rule, map[string]bool
 			r.Tolerance = g.Tolerance
 		}
 		if r.Gated && m.Direction == metrics.Informational {
-			return nil, nil, fmt.Errorf("workload spec: gate[%d]: %s is informational and cannot be gated", i, g.Metric)
+			return nil, fmt.Errorf("workload spec: gate[%d]: %s is informational and cannot be gated", i, g.Metric)
 		}
 		rules[g.Metric] = r
 	}
-	return rules, optOut, nil
+	return cr, nil
 }
 
 // sortedRuleIDs returns the metric ids of rules in a stable order.

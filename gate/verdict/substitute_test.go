@@ -57,10 +57,8 @@ var importedIDs = []string{
 }
 
 func TestSubstitute(t *testing.T) {
-	defaults, _, err := func() (map[string]Rule, map[string]bool, error) {
-		p := DefaultPolicy()
-		return p.resolve(nil)
-	}()
+	p := DefaultPolicy()
+	defaults, err := p.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
