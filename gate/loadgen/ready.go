@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,13 @@ import (
 // GET /v1/models lists a model), resolves the model to request and reads
 // /version. Errors name the URL and the last thing that went wrong, and
 // come within Config.ReadyTimeout.
+//
+// Answers that waiting cannot change end the wait at once instead of after
+// the (minutes long) timeout: 401 or 403 (the API key is missing or
+// rejected) and 404 on /v1/models from a server whose /health answered
+// 200 (it is up but not OpenAI-compatible). A 404 while /health also
+// answers 404 may be a proxy in front of a server still starting, so that
+// one is waited out.
 func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
 	srv := result.Server{URL: result.RedactURL(r.cfg.URL), GPUs: m.GPUs}
 	parent := ctx
@@ -33,6 +41,10 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 			if err == nil {
 				return nil
 			}
+			var f *finalError
+			if errors.As(err, &f) {
+				return fmt.Errorf("server at %s: %w", srv.URL, err)
+			}
 			last = err
 			select {
 			case <-ctx.Done():
@@ -44,9 +56,16 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 			}
 		}
 	}
+	healthy := false
 	err := poll("/health", func(status int, _ []byte) error {
-		if status == http.StatusOK || status == http.StatusNotFound { // 404: no health endpoint
+		switch status {
+		case http.StatusOK:
+			healthy = true
 			return nil
+		case http.StatusNotFound: // no health endpoint
+			return nil
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return r.authError("/health", status)
 		}
 		return fmt.Errorf("GET /health: HTTP %d", status)
 	})
@@ -55,8 +74,18 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	}
 	var models modelList
 	err = poll("/v1/models", func(status int, body []byte) error {
-		if status != http.StatusOK {
-			return fmt.Errorf("GET /v1/models: HTTP %d: %s", status, clip(body))
+		switch status {
+		case http.StatusOK:
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return r.authError("/v1/models", status)
+		case http.StatusNotFound:
+			err := fmt.Errorf("GET /v1/models: HTTP 404: the server does not look like an OpenAI-compatible server (check the URL and that it serves /v1/models)")
+			if healthy {
+				return &finalError{err}
+			}
+			return err
+		default:
+			return fmt.Errorf("GET /v1/models: HTTP %d: %s", status, clip([]byte(r.redact(string(body)))))
 		}
 		models = modelList{}
 		if err := json.Unmarshal(body, &models); err != nil {
@@ -95,6 +124,31 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 		}
 	}
 	return srv, nil
+}
+
+// finalError marks a readiness answer that waiting cannot change.
+type finalError struct{ err error }
+
+func (e *finalError) Error() string { return e.err.Error() }
+func (e *finalError) Unwrap() error { return e.err }
+
+// authError explains a 401 or 403 from path. It tells a missing key from a
+// rejected one and names where the key comes from; it never contains the
+// key, nor the response body (a server may echo the credential it got).
+func (r *Runner) authError(path string, status int) error {
+	if r.cfg.APIKey == "" {
+		return &finalError{fmt.Errorf("GET %s: HTTP %d: the server requires an API key and none was sent; set PERFGATE_API_KEY or OPENAI_API_KEY", path, status)}
+	}
+	return &finalError{fmt.Errorf("GET %s: HTTP %d: the server rejected the API key; check PERFGATE_API_KEY (or OPENAI_API_KEY, used when PERFGATE_API_KEY is unset)", path, status)}
+}
+
+// redact removes the API key from text that came from the server (before
+// clipping, so that no prefix of the key survives at the cut).
+func (r *Runner) redact(s string) string {
+	if r.cfg.APIKey == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, r.cfg.APIKey, "[redacted]")
 }
 
 type modelList struct {
