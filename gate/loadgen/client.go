@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +46,14 @@ type exchange struct {
 // (ErrorType, ErrorBody), as are timeouts and cancellations.
 func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID string, payload []byte, x *exchange) {
 	rec := &x.rec
+	// Error bodies and messages come from the server, and a server (or a
+	// proxy) may echo the request's Authorization header: the key must
+	// never reach a result file or report.
+	defer func() {
+		if c.apiKey != "" && rec.ErrorBody != "" {
+			rec.ErrorBody = strings.ReplaceAll(rec.ErrorBody, c.apiKey, "[redacted]")
+		}
+	}()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		rec.ErrorType, rec.ErrorBody = "request_error", err.Error()

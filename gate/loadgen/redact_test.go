@@ -1,0 +1,54 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// A server that echoes the Authorization header into its errors (some
+// proxies do) must not get the API key into the result file.
+func TestErrorBodiesNeverCarryTheKey(t *testing.T) {
+	var n atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"m","max_model_len":4096}]}`)
+	})
+	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		if n.Add(1)%2 == 0 {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, `{"error":{"message":"bad header %s","type":"x","code":500}}`, auth)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"error\":{\"message\":\"engine saw %s\",\"code\":500}}\n\ndata: [DONE]\n\n", auth)
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	r := newRunner(t, ts.URL, func(c *Config) { c.Warmups = 0 }) // APIKey "sk-secret"
+	res, _ := r.Run(context.Background(), manifest(6, 0, 0, 3), 1)
+	if res == nil || len(res.Trials) != 1 {
+		t.Fatalf("no trial recorded: %+v", res)
+	}
+	tr := res.Trials[0]
+	if tr.Errors["http_500"] == 0 || tr.Errors["stream_error"] == 0 {
+		t.Fatalf("both failure kinds should be recorded: %v", tr.Errors)
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "sk-secret") {
+		t.Fatalf("the API key reached the result: %s", tr.ErrorSamples)
+	}
+	if !strings.Contains(tr.ErrorSamples["http_500"], "[redacted]") {
+		t.Errorf("error sample lost its context: %q", tr.ErrorSamples["http_500"])
+	}
+}
