@@ -3,6 +3,8 @@ package metrics
 import (
 	"math"
 	"sort"
+
+	"github.com/montanaflynn/stats"
 )
 
 // Percentile returns the p-th percentile (0..100) of sorted values the way
@@ -35,30 +37,24 @@ func lerp(a, b, t float64) float64 {
 	return a + d*t
 }
 
-// Mean is the arithmetic mean; empty gives 0.
+// Mean is the arithmetic mean; empty gives 0, as in vLLM's summaries.
+// montanaflynn/stats does the arithmetic (overflow-safe scaled sums).
 func Mean(xs []float64) float64 {
-	if len(xs) == 0 {
+	m, err := stats.Mean(xs)
+	if err != nil {
 		return 0
 	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
+	return m
 }
 
 // Std is the population standard deviation (numpy's default ddof=0);
 // empty gives 0.
 func Std(xs []float64) float64 {
-	if len(xs) == 0 {
+	sd, err := stats.StandardDeviationPopulation(xs)
+	if err != nil {
 		return 0
 	}
-	m := Mean(xs)
-	s := 0.0
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	return math.Sqrt(s / float64(len(xs)))
+	return sd
 }
 
 // Summarize computes every stat of Stats over xs (which it sorts in place),

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/montanaflynn/stats"
+
 	"github.com/perfgate/perfgate/gate/metrics"
 )
 
@@ -108,12 +110,17 @@ func summariseArm(v []float64, abs bool) Arm {
 	return a
 }
 
+// mean and variance use montanaflynn/stats, whose sums are scaled so that
+// large values (token counts per minute, say) neither overflow nor lose
+// precision; the verdict only adds its conventions for short inputs.
+
+// mean is the arithmetic mean; 0 for no values.
 func mean(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
+	m, err := stats.Mean(x)
+	if err != nil {
+		return 0
 	}
-	return s / float64(len(x))
+	return m
 }
 
 // variance is the unbiased sample variance; 0 for fewer than 2 values.
@@ -121,12 +128,11 @@ func variance(x []float64) float64 {
 	if len(x) < 2 {
 		return 0
 	}
-	mu := mean(x)
-	s := 0.0
-	for _, v := range x {
-		s += (v - mu) * (v - mu)
+	v, err := stats.SampleVariance(x)
+	if err != nil {
+		return 0
 	}
-	return s / float64(len(x)-1)
+	return v
 }
 
 // poolNoise pools, per metric, the within-arm spread of every workload's
