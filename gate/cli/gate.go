@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -142,9 +141,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		serveDefaultGPUs(manifests, cfg.Server.GPUs)
 	}
 	if o.shard != "" {
-		i, n, err := gateParseShard(o.shard)
+		i, n, err := pipeline.ParseShard(o.shard)
 		if err != nil {
-			return &ExitError{Code: ExitInvalid, Err: err}
+			return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--shard: %w", err)}
 		}
 		if manifests, err = pipeline.Shard(manifests, i, n); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
@@ -390,15 +389,4 @@ func gateGlob(patterns []string) ([]string, error) {
 		out = append(out, matches...)
 	}
 	return out, nil
-}
-
-// gateParseShard parses "i/N".
-func gateParseShard(s string) (int, int, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("--shard %q: want i/N with 1 <= i <= N, e.g. 2/4", s)
-	}
-	return i, n, nil
 }

@@ -61,15 +61,3 @@ func TestGatePolicy(t *testing.T) {
 		t.Error("e2el_ms.p50 is gated although the gated list leaves it out")
 	}
 }
-
-func FuzzGateParseShard(f *testing.F) {
-	for _, s := range []string{"1/2", "2/2", "0/1", "3/2", "a/b", "1/", "/2", "1/2/3", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		i, n, err := gateParseShard(s)
-		if err == nil && (n < 1 || i < 1 || i > n) {
-			t.Fatalf("gateParseShard(%q) = %d, %d: out of range", s, i, n)
-		}
-	})
-}

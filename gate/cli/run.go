@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -100,11 +101,13 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "invalid workloads: %d problem(s)", n)
 	}
 	if o.shard != "" {
-		i, n, err := loadgen.ParseShard(o.shard)
+		i, n, err := pipeline.ParseShard(o.shard)
+		if err == nil {
+			ms, err = pipeline.Shard(ms, i, n)
+		}
 		if err != nil {
 			return exitf(ExitInvalid, "run: --%w", err)
 		}
-		ms = loadgen.Shard(ms, i, n)
 	}
 	if len(ms) == 0 {
 		return exitf(ExitInvalid, "run: no workload cells to run")

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -141,7 +140,10 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	deadline := now().Add(o.Budget)
 	for look.Index < look.Max && cmp.Verdict == verdict.Inconclusive {
 		look.Index++
-		undecided := inconclusiveWorkloads(cmp)
+		undecided := map[string]bool{}
+		for _, cell := range cmp.NeedsTrials() {
+			undecided[cell] = true
+		}
 		remaining := look.Max - look.Index + 1
 		ran := 0
 		for i, m := range manifests {
@@ -226,18 +228,6 @@ func perTrial(d time.Duration, n int) time.Duration {
 	return d / time.Duration(n)
 }
 
-// inconclusiveWorkloads returns the workloads with an inconclusive gated
-// cell.
-func inconclusiveWorkloads(c *verdict.Comparison) map[string]bool {
-	out := map[string]bool{}
-	for _, cell := range c.Cells {
-		if cell.Gated && cell.Outcome == verdict.Inconclusive {
-			out[cell.Workload] = true
-		}
-	}
-	return out
-}
-
 // selectBaselines keeps the baselines of the cells being run, so running
 // a subset (a shard, a --workloads selection) does not report the rest as
 // missing.
@@ -253,23 +243,6 @@ func selectBaselines(all []*result.Result, manifests []*workload.Manifest) []*re
 		}
 	}
 	return out
-}
-
-// Shard returns the manifests of shard i of n (1-based), taking every
-// n-th cell in cell order so each shard gets a similar mix.
-func Shard(ms []*workload.Manifest, i, n int) ([]*workload.Manifest, error) {
-	if n < 1 || i < 1 || i > n {
-		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", i, n)
-	}
-	sorted := append([]*workload.Manifest(nil), ms...)
-	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].Cell < sorted[b].Cell })
-	var out []*workload.Manifest
-	for k, m := range sorted {
-		if k%n == i-1 {
-			out = append(out, m)
-		}
-	}
-	return out, nil
 }
 
 // Record runs trials of every manifest (n each, or the manifest's

@@ -1,4 +1,4 @@
-package loadgen
+package pipeline
 
 import (
 	"fmt"
@@ -24,11 +24,15 @@ func ParseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
-// Shard returns shard i of n: the manifests sorted by cell name, keeping
-// those whose position p satisfies p % n == i-1. Every cell lands in
-// exactly one shard and the split does not depend on the order the files
-// were given in, so matrix jobs agree without coordinating.
-func Shard(ms []*workload.Manifest, i, n int) []*workload.Manifest {
+// Shard returns shard i of n (1-based): the manifests sorted by cell name,
+// keeping every n-th from position i-1. Every cell lands in exactly one
+// shard, each shard gets a similar mix, and the split does not depend on
+// the order the files were given in, so matrix jobs agree without
+// coordinating.
+func Shard(ms []*workload.Manifest, i, n int) ([]*workload.Manifest, error) {
+	if n < 1 || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", i, n)
+	}
 	sorted := append([]*workload.Manifest(nil), ms...)
 	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].Cell < sorted[b].Cell })
 	var out []*workload.Manifest
@@ -37,5 +41,5 @@ func Shard(ms []*workload.Manifest, i, n int) []*workload.Manifest {
 			out = append(out, m)
 		}
 	}
-	return out
+	return out, nil
 }
