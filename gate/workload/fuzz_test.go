@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -63,4 +64,42 @@ func checkLines(t *testing.T, err error) {
 	if !errors.As(err, &we) || we.Line < 1 || we.File == "" {
 		t.Fatalf("error without file:line: %v", err)
 	}
+}
+
+// FuzzDatasets feeds arbitrary bytes to the ShareGPT and jsonl readers:
+// they must never panic, every problem must name the file and a line that
+// exists in it, and every item they accept must have positive lengths.
+func FuzzDatasets(f *testing.F) {
+	for _, pattern := range []string{"testdata/data/*.json", "testdata/data/*.jsonl"} {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`[{"conversations": [{"from": "human", "value": "hello there, how are you"}, {"from": "gpt", "value": "fine thanks, and you?"}]}]`))
+	f.Add([]byte("{\"prompt\": \"hi\", \"output_tokens\": 3}\n\n{\"prompt\": 5}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "data")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lines := 1 + bytes.Count(data, []byte("\n"))
+		for name, read := range map[string]func(string, int) ([]item, []*Error){"sharegpt": readShareGPT, "jsonl": readJSONL} {
+			items, errs := read(path, 0)
+			for _, e := range errs {
+				if e.File != path || e.Line < 1 || e.Line > lines {
+					t.Fatalf("%s: error at line %d of a %d-line file: %v", name, e.Line, lines, e)
+				}
+			}
+			for _, it := range items {
+				if it.input < 1 || it.output < 1 {
+					t.Fatalf("%s: accepted an item with lengths %d/%d", name, it.input, it.output)
+				}
+			}
+		}
+	})
 }
