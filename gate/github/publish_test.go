@@ -154,7 +154,7 @@ func TestPublishNeverLeaksToken(t *testing.T) {
 }
 
 func TestSetOutputsRefusesInjection(t *testing.T) {
-	env, _, _ := actionsEnv(t, "https://api.github.com")
+	env, _, _ := actionsEnv(t, "http://127.0.0.1:1") // comments are off: nothing is sent
 	for _, bad := range []string{"a\nb", "x_GitHubActionsFileCommandDelimeter_"} {
 		r := Report{Profile: "p", Verdict: bad}
 		if _, err := Publish(context.Background(), env, r, Options{}); err == nil || !strings.Contains(err.Error(), "output verdict") {
@@ -164,7 +164,7 @@ func TestSetOutputsRefusesInjection(t *testing.T) {
 }
 
 func TestPublishReportsUnwritableFiles(t *testing.T) {
-	env, _, _ := actionsEnv(t, "https://api.github.com")
+	env, _, _ := actionsEnv(t, "http://127.0.0.1:1") // comments are off: nothing is sent
 	dir := t.TempDir() // a directory cannot be opened for append
 	env.getenv = mapEnv(map[string]string{"GITHUB_OUTPUT": dir, "GITHUB_STEP_SUMMARY": dir})
 	_, err := Publish(context.Background(), env, sample, Options{})
