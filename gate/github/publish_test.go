@@ -165,7 +165,7 @@ func TestSetOutputsRefusesInjection(t *testing.T) {
 
 func TestPublishReportsUnwritableFiles(t *testing.T) {
 	env, _, _ := actionsEnv(t, "http://127.0.0.1:1") // comments are off: nothing is sent
-	dir := t.TempDir() // a directory cannot be opened for append
+	dir := t.TempDir()                               // a directory cannot be opened for append
 	env.getenv = mapEnv(map[string]string{"GITHUB_OUTPUT": dir, "GITHUB_STEP_SUMMARY": dir})
 	_, err := Publish(context.Background(), env, sample, Options{})
 	if err == nil || !strings.Contains(err.Error(), "GITHUB_OUTPUT") || !strings.Contains(err.Error(), "GITHUB_STEP_SUMMARY") {
