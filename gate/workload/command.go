@@ -102,12 +102,7 @@ func (d *decoder) commandWorkload(n *yaml.Node, f *File) {
 		switch fl.key {
 		case "name":
 			haveName = true
-			f.lines.name = fl.line
-			n0 := len(d.errs)
-			f.Name = d.text(v, "name")
-			if len(d.errs) == n0 && !namePattern.MatchString(f.Name) {
-				d.errorf(v.Line, "name %q must be 1-100 letters, digits, '.', '_' or '-' (it names result files)", f.Name)
-			}
+			d.name(v, fl.line, f)
 		case "description":
 			f.Description = d.text(v, "description")
 		case "command":

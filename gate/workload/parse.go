@@ -140,12 +140,7 @@ func (d *decoder) workload(n *yaml.Node) *File {
 			f.Kind = KindServing
 		case "name":
 			haveName = true
-			f.lines.name = fl.line
-			n0 := len(d.errs)
-			f.Name = d.text(v, "name")
-			if len(d.errs) == n0 && !namePattern.MatchString(f.Name) {
-				d.errorf(v.Line, "name %q must be 1-100 letters, digits, '.', '_' or '-' (it names result files)", f.Name)
-			}
+			d.name(v, fl.line, f)
 		case "description":
 			f.Description = d.text(v, "description")
 		case "api":
@@ -195,6 +190,16 @@ func (d *decoder) workload(n *yaml.Node) *File {
 		d.crossCheck(f)
 	}
 	return f
+}
+
+// name reads the workload's name, which also names its result files.
+func (d *decoder) name(v *yaml.Node, line int, f *File) {
+	f.lines.name = line
+	n0 := len(d.errs)
+	f.Name = d.text(v, "name")
+	if len(d.errs) == n0 && !namePattern.MatchString(f.Name) {
+		d.errorf(v.Line, "name %q must be 1-100 letters, digits, '.', '_' or '-' (it names result files)", f.Name)
+	}
 }
 
 func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
