@@ -56,8 +56,58 @@ func gateServeSim() int {
 			next.ServeHTTP(w, r)
 		})
 	}
+	// CLI_TEST_SIM_API_KEY=k: guard /v1/ the way `vllm serve --api-key k`
+	// does (/health and /metrics stay open).
+	if key := os.Getenv("CLI_TEST_SIM_API_KEY"); key != "" {
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/v1/") && r.Header.Get("Authorization") != "Bearer "+key {
+				http.Error(w, `{"error": "Unauthorized"}`, http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 	http.Serve(ln, h)
 	return 0
+}
+
+// TestGateLaunchesServerWithAPIKey: a server launched with an API key is
+// probed with the key (vLLM guards /v1/models), and a wrong key fails the
+// run at once instead of waiting out the ready timeout.
+func TestGateLaunchesServerWithAPIKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches a server process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CLI_TEST_SERVE_SIM", "1")
+	t.Setenv("CLI_TEST_SIM_API_KEY", "sk-launched")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("PERFGATE_SERVER_READY_TIMEOUT", "1m") // bounds the test if failing fast broke
+	for _, tc := range []struct {
+		key  string
+		want ExitCode
+	}{{"sk-launched", ExitInvalid}, {"sk-wrong", ExitRunFailed}} {
+		t.Setenv("PERFGATE_API_KEY", tc.key)
+		out := t.TempDir()
+		args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "--max-trials", "2", "-o", out,
+			"--baselines", filepath.Join(out, "none"), "--server-cmd", fmt.Sprintf("'%s' -test.run=^$", exe)}
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+		all := stdout.String() + stderr.String()
+		if code != tc.want {
+			t.Fatalf("key %s: exit %d, want %d\n%s", tc.key, code, tc.want, all)
+		}
+		if strings.Contains(all, tc.key) {
+			t.Errorf("key %s: the key appeared in the output", tc.key)
+		}
+		if tc.want == ExitRunFailed && !strings.Contains(all, "API key") {
+			t.Errorf("wrong key: the error does not say the key was refused:\n%s", all)
+		}
+	}
 }
 
 // TestGateLaunchesServer: with --server-cmd the gate starts the server,

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
@@ -42,6 +43,28 @@ func serveDefaultGPUs(ms []*workload.Manifest, gpus int) {
 	}
 }
 
+// serveClient is the HTTP client of the launched server's readiness and
+// health probes. vLLM started with --api-key guards /v1/models, so the
+// probes carry the same key as the measured requests.
+func serveClient(apiKey string) *http.Client {
+	if apiKey == "" {
+		return nil
+	}
+	return &http.Client{Transport: bearer{key: apiKey, next: http.DefaultTransport}}
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.next.RoundTrip(r)
+}
+
 // serveLaunch says how to start the candidate server (server.* settings
 // or run's --server-* flags).
 type serveLaunch struct {
@@ -72,7 +95,7 @@ func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx contex
 	}
 	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(fingerprint.RedactArgv(l.Command)))
 	called := false
-	err = server.Supervise(ctx, sc, nil, func(ctx context.Context, info server.Info) error {
+	err = server.Supervise(ctx, sc, serveClient(runAPIKey()), func(ctx context.Context, info server.Info) error {
 		called = true
 		return fn(ctx, info)
 	})

@@ -130,6 +130,9 @@ func WaitReady(ctx context.Context, client *http.Client, baseURL string, died <-
 			last = nil
 			break
 		}
+		if auth := (*AuthError)(nil); errors.As(last, &auth) {
+			return Info{}, last
+		}
 		if err := wait(); err != nil {
 			return Info{}, err
 		}
@@ -147,6 +150,9 @@ func WaitReady(ctx context.Context, client *http.Client, baseURL string, died <-
 			}
 			last = errors.New("GET /v1/models lists no model")
 		}
+		if auth := (*AuthError)(nil); errors.As(last, &auth) {
+			return Info{}, last
+		}
 		if err := wait(); err != nil {
 			return Info{}, err
 		}
@@ -158,6 +164,17 @@ func WaitReady(ctx context.Context, client *http.Client, baseURL string, died <-
 		info.Version = v.Version
 	}
 	return info, nil
+}
+
+// AuthError says the server refused the readiness probe's credentials.
+// It is final: waiting longer cannot fix an API key.
+type AuthError struct {
+	URL    string
+	Status string
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("GET %s: %s: the server wants an API key (set PERFGATE_API_KEY or OPENAI_API_KEY to the key it was started with)", e.URL, e.Status)
 }
 
 // ErrDied is returned by WaitReady when the process it watches exits.
@@ -186,6 +203,9 @@ func probe(ctx context.Context, client *http.Client, url string, into any) error
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", result.RedactURL(url), err)
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return &AuthError{URL: result.RedactURL(url), Status: resp.Status}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", result.RedactURL(url), resp.Status)
