@@ -20,6 +20,7 @@ import (
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/server/scrape"
 	"github.com/perfgate/perfgate/gate/sim"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -85,7 +86,11 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("demo: starting the simulator: %w", err)
 	}
 	defer stop()
-	runner, err := loadgen.New(loadgen.Config{URL: url, ToolVersion: o.Version, Warmups: -1, CacheSalt: true})
+	// The scrape hook records the simulator's own /metrics around every
+	// trial, so the comment shows the server-side context of a regression
+	// as it would against vLLM.
+	runner, err := loadgen.New(loadgen.Config{URL: url, ToolVersion: o.Version, Warmups: -1, CacheSalt: true,
+		Hooks: []loadgen.TrialHook{&scrape.Hook{URL: url}}})
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -21,6 +22,11 @@ type Runner struct {
 	cfg   Config
 	base  string // URL without trailing slash or /v1
 	nonce string // distinguishes this run's cache salts from earlier runs'
+	// seq numbers the trials this Runner has started, of any manifest or
+	// result: with the nonce it makes every trial's cache salt and request
+	// ids unique, also when one Runner measures both arms (the demo), where
+	// trial indices repeat.
+	seq atomic.Int64
 
 	mu      sync.Mutex
 	clients map[int]*client // by connection pool size

@@ -395,3 +395,30 @@ func TestInterruptWhileWaiting(t *testing.T) {
 		t.Errorf("err = %v after %v", err, time.Since(begin))
 	}
 }
+
+// One Runner measuring two arms (as the demo does) must not let the second
+// arm's trials reuse the first arm's cache salts or request ids: trial
+// indices restart at 0 for every result, the salts must not.
+func TestSaltsAndIDsUniqueAcrossResults(t *testing.T) {
+	f := &fake{ttft: time.Millisecond, itl: time.Millisecond}
+	ts := newFake(t, f)
+	r := newRunner(t, ts.URL, nil)
+	m := manifest(4, 2, 0, 2)
+	for arm := 0; arm < 2; arm++ {
+		if _, err := r.Run(context.Background(), m, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	salts := map[any]bool{}
+	for _, b := range f.bodies {
+		salts[b["cache_salt"]] = true
+	}
+	if len(salts) != 4 { // per arm: one for the measured trial, one for its warmups
+		t.Errorf("%d distinct cache salts over two results, want 4", len(salts))
+	}
+	if len(f.arrivals) != len(f.bodies) {
+		t.Errorf("%d distinct request ids for %d requests", len(f.arrivals), len(f.bodies))
+	}
+}

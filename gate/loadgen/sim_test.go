@@ -53,7 +53,7 @@ func TestClientMatchesSimulator(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			t.Fatal(err)
 		}
-		rec, ok := truth[fmt.Sprintf("perfgate-%s-t0-r%d", r.nonce, d.Index)]
+		rec, ok := truth[fmt.Sprintf("perfgate-%s-1-t0-r%d", r.nonce, d.Index)] // the Runner's first trial
 		if !ok {
 			t.Fatalf("request %d: no simulator record", d.Index)
 		}

@@ -38,7 +38,8 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if ctx.Err() != nil {
 			return fail("interrupted before trial "+fmt.Sprint(idx), fmt.Errorf("%s: %w", m.Cell, ErrInterrupted))
 		}
-		warm, err := r.warmup(ctx, m, c, model, idx)
+		tag := fmt.Sprintf("%s-%d", r.nonce, r.seq.Add(1))
+		warm, err := r.warmup(ctx, m, c, model, tag)
 		if err != nil {
 			return fail(err.Error(), err)
 		}
@@ -55,13 +56,13 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		}
 		salt := ""
 		if r.cfg.CacheSalt {
-			salt = fmt.Sprintf("perfgate-%s-t%d", r.nonce, idx)
+			salt = "perfgate-" + tag
 		}
 		bodies, err := encodeBodies(m, m.Requests, model, salt, !r.cfg.NoContinuousUsage)
 		if err != nil {
 			return fail(err.Error(), err)
 		}
-		t, interrupted := r.trial(ctx, m, c, idx, n, bodies)
+		t, interrupted := r.trial(ctx, m, c, idx, n, tag, bodies)
 		t.Index = idx
 		if warm != "" {
 			t.Warnings = append(t.Warnings, warm)
@@ -96,10 +97,10 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 // trial runs one measured pass over m.Requests and summarises it.
 // interrupted is true when ctx was cancelled before every request was sent
 // and answered.
-func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, bodies [][]byte) (result.Trial, bool) {
+func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
 	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0)
 	prog := r.startProgress(m, idx, of)
-	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", r.nonce, idx), func(rq *workload.Request, x *exchange) {
+	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS
 		if x.rec.ErrorType != canceled {
 			acc.Add(&x.rec)
@@ -233,7 +234,7 @@ func (r *Runner) warmupCount(m *workload.Manifest) int {
 // is returned when some failed. Warmups use the manifest's distinct warmup
 // prompts, cycled with a fresh cache salt when more are asked for than the
 // manifest holds.
-func (r *Runner) warmup(ctx context.Context, m *workload.Manifest, c *client, model string, trial int) (string, error) {
+func (r *Runner) warmup(ctx context.Context, m *workload.Manifest, c *client, model, tag string) (string, error) {
 	n := r.warmupCount(m)
 	if n == 0 {
 		return "", nil
@@ -248,7 +249,7 @@ func (r *Runner) warmup(ctx context.Context, m *workload.Manifest, c *client, mo
 		reqs[i].Arrival, reqs[i].Index = 0, i
 		salt := ""
 		if r.cfg.CacheSalt || i >= len(m.Warmups) {
-			salt = fmt.Sprintf("perfgate-%s-w%d-%d", r.nonce, trial, i/len(m.Warmups))
+			salt = fmt.Sprintf("perfgate-%s-w%d", tag, i/len(m.Warmups))
 		}
 		b, err := encodeBodies(m, reqs[i:i+1], model, salt, !r.cfg.NoContinuousUsage)
 		if err != nil {
@@ -260,7 +261,7 @@ func (r *Runner) warmup(ctx context.Context, m *workload.Manifest, c *client, mo
 	wm.Requests, wm.Rate = reqs, 0
 	var mu sync.Mutex
 	failed := map[string]int{}
-	st, _ := r.dispatch(ctx, &wm, c, bodies, fmt.Sprintf("perfgate-%s-w%d", r.nonce, trial), func(_ *workload.Request, x *exchange) {
+	st, _ := r.dispatch(ctx, &wm, c, bodies, "perfgate-"+tag+"-w", func(_ *workload.Request, x *exchange) {
 		if !x.rec.Success {
 			mu.Lock()
 			failed[x.rec.ErrorType]++

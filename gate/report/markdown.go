@@ -152,7 +152,11 @@ func tablesPart(d *Data, notes *footnotes) *part {
 	notCompared := notComparedTable(c)
 
 	var full strings.Builder
-	for _, w := range append(append([]verdict.Workload{}, bad...), good...) {
+	for _, w := range bad {
+		full.WriteString(workloadTable(w, byW[w.Cell], notes))
+		full.WriteString(serverContext(d, w.Cell))
+	}
+	for _, w := range good {
 		full.WriteString(workloadTable(w, byW[w.Cell], notes))
 	}
 	full.WriteString(notCompared)
@@ -160,6 +164,7 @@ func tablesPart(d *Data, notes *footnotes) *part {
 	var compact strings.Builder
 	for _, w := range bad {
 		compact.WriteString(workloadTable(w, byW[w.Cell], notes))
+		compact.WriteString(serverContext(d, w.Cell))
 	}
 	compact.WriteString(summaryTable(good, byW, -1))
 	compact.WriteString(notCompared)
