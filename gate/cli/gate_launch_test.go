@@ -76,13 +76,7 @@ func gateServeSim() int {
 // probed with the key (vLLM guards /v1/models), and a wrong key fails the
 // run at once instead of waiting out the ready timeout.
 func TestGateLaunchesServerWithAPIKey(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches a server process")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	serverCmd := runServerCmd(t) // skips under -short
 	t.Setenv("CLI_TEST_SERVE_SIM", "1")
 	t.Setenv("CLI_TEST_SIM_API_KEY", "sk-launched")
 	t.Setenv("OPENAI_API_KEY", "")
@@ -94,7 +88,7 @@ func TestGateLaunchesServerWithAPIKey(t *testing.T) {
 		t.Setenv("PERFGATE_API_KEY", tc.key)
 		out := t.TempDir()
 		args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "--max-trials", "2", "-o", out,
-			"--baselines", filepath.Join(out, "none"), "--server-cmd", fmt.Sprintf("'%s' -test.run=^$", exe)}
+			"--baselines", filepath.Join(out, "none"), "--server-cmd", serverCmd}
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
 		all := stdout.String() + stderr.String()
@@ -115,17 +109,11 @@ func TestGateLaunchesServerWithAPIKey(t *testing.T) {
 // in the fingerprint, and stops it. Without baselines the verdict is
 // "missing baseline" (exit 2) but the results are written.
 func TestGateLaunchesServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches a server process")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	serverCmd := runServerCmd(t) // skips under -short
 	t.Setenv("CLI_TEST_SERVE_SIM", "1")
 	out := t.TempDir()
 	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "-o", out,
-		"--baselines", filepath.Join(out, "none"), "--server-cmd", fmt.Sprintf("'%s' -test.run=^$", exe)}
+		"--baselines", filepath.Join(out, "none"), "--server-cmd", serverCmd}
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
 	if code != ExitInvalid || !strings.Contains(stdout.String(), "missing-baseline") {
