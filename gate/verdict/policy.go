@@ -63,6 +63,11 @@ type Policy struct {
 	// Rules are the per-metric gating defaults. Metrics without a rule are
 	// compared and shown but not gated.
 	Rules []Rule `json:"rules"`
+	// Noise holds the calibrated or history-learned noise of each cell
+	// (see Prior); nil means none is known and the documented default
+	// between-session noise applies. It is input data, not a knob, so it
+	// is not serialized with the policy.
+	Noise Priors `json:"-"`
 }
 
 // Rule gates one metric id with a tolerance.
