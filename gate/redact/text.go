@@ -1,0 +1,127 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// credentialRe matches values shaped like a credential of a service
+// perfgate meets (OpenAI and Anthropic keys, GitHub tokens of every kind,
+// Hugging Face, GitLab, Slack, AWS access key ids, JWTs), whatever name
+// they carry. The minimum lengths keep words such as "sk-learn" or
+// "hf_transfer" visible.
+var credentialRe = regexp.MustCompile(`\b(?:` +
+	`sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|` +
+	`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|` +
+	`hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|` +
+	`(?:AKIA|ASIA)[0-9A-Z]{16}|` +
+	`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}` +
+	`)`)
+
+// assignRe matches NAME=value, name='value', "name": "value" and
+// Name: value, the ways environment dumps, Python reprs, JSON, headers and
+// query strings attach a value to a name. Whether the value is hidden
+// depends on the name and the separator (see hideAssigned).
+var assignRe = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)(["']?[ \t]*([:=])[ \t]*\[?["']?)((?i:bearer|basic|token)[ \t]+)?([^\s"'&,;)}\[\]]+)`)
+
+// bearerRe matches an authorization scheme followed by its credentials.
+var bearerRe = regexp.MustCompile(`(?i)\b(bearer|basic)([ \t]+)([A-Za-z0-9._~+/=-]{8,})`)
+
+// userinfoRe matches the user info of a URL in text.
+var userinfoRe = regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.-]*://)([^\s/?#@\[\]]+)@`)
+
+// Text hides credentials in free text by their shape and by the names
+// attached to them: credential-shaped values, "NAME=value" with a secret
+// NAME, "Name: value" with a secret Name of more than one word (a bare
+// "token: 50ms" is a latency in a log, not a key), "Bearer …", and URL
+// user info. Values with no name and no shape need a Scrubber.
+func Text(s string) string {
+	out, _ := text(s)
+	return out
+}
+
+// text is Text, also returning the values it hid.
+func text(s string) (string, []string) {
+	var found []string
+	s = credentialRe.ReplaceAllStringFunc(s, func(m string) string {
+		found = append(found, m)
+		return Placeholder
+	})
+	s = replaceSubmatch(assignRe, s, func(m []string, at []int) string {
+		name, sep, scheme, value := m[1], m[3], m[4], m[5]
+		if hidden(s, at[5]) || isScheme(value) || !hideAssigned(name, sep) {
+			return m[0]
+		}
+		found = append(found, value)
+		return name + m[2] + scheme + Placeholder
+	})
+	s = replaceSubmatch(bearerRe, s, func(m []string, at []int) string {
+		if hidden(s, at[3]) {
+			return m[0]
+		}
+		found = append(found, m[3])
+		return m[1] + m[2] + Placeholder
+	})
+	s = replaceSubmatch(userinfoRe, s, func(m []string, at []int) string {
+		if hidden(s, at[2]) {
+			return m[0]
+		}
+		found = append(found, m[2])
+		return m[1] + Placeholder + "@"
+	})
+	return s, found
+}
+
+// isScheme reports whether v is an authorization scheme, which is kept
+// in front of the hidden credentials ("Authorization: Bearer [redacted]").
+func isScheme(v string) bool {
+	return strings.EqualFold(v, "bearer") || strings.EqualFold(v, "basic") || strings.EqualFold(v, "token")
+}
+
+// hideAssigned says whether the value after name and separator sep (":"
+// or "=") is a secret. After ":" a one-word name must be a strong one
+// (password: x, Authorization: x): "first token: 50ms" in a log is a
+// measurement.
+func hideAssigned(name, sep string) bool {
+	if !Name(name) {
+		return false
+	}
+	if sep == "=" {
+		return true
+	}
+	w := words(name)
+	return len(w) > 1 || strongWords[w[0]]
+}
+
+// hidden reports whether the value at s[pos:] is already the placeholder
+// (or its inside, when a pattern took the opening bracket as a quote), so
+// that redacting twice changes nothing.
+func hidden(s string, pos int) bool {
+	return strings.HasPrefix(s[pos:], Placeholder) || (pos > 0 && strings.HasPrefix(s[pos-1:], Placeholder))
+}
+
+// replaceSubmatch is regexp.ReplaceAllStringFunc with the submatches and
+// their start offsets in s.
+func replaceSubmatch(re *regexp.Regexp, s string, f func(m []string, at []int) string) string {
+	idx := re.FindAllStringSubmatchIndex(s, -1)
+	if idx == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range idx {
+		m := make([]string, len(loc)/2)
+		at := make([]int, len(loc)/2)
+		for i := range m {
+			at[i] = loc[2*i]
+			if loc[2*i] >= 0 {
+				m[i] = s[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		b.WriteString(s[last:loc[0]])
+		b.WriteString(f(m, at))
+		last = loc[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
