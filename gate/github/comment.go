@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // MaxCommentChars is GitHub's limit on a comment body, in characters.
@@ -63,7 +65,7 @@ func NewClient(httpClient *http.Client, apiURL string, token Token) (*gh.Client,
 	}
 	base, err := url.Parse(strings.TrimRight(apiURL, "/") + "/")
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
-		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL", redactURL(apiURL))
+		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL", redact.URL(apiURL))
 	}
 	c := gh.NewClient(httpClient)
 	if token != "" {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"time"
 
@@ -50,8 +49,8 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	// proxy) may echo the request's Authorization header: the key must
 	// never reach a result file or report.
 	defer func() {
-		if c.apiKey != "" && rec.ErrorBody != "" {
-			rec.ErrorBody = strings.ReplaceAll(rec.ErrorBody, c.apiKey, "[redacted]")
+		if rec.ErrorBody != "" {
+			rec.ErrorBody = c.scrub.String(rec.ErrorBody)
 		}
 	}()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))

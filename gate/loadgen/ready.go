@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -26,7 +27,7 @@ import (
 // answers 404 may be a proxy in front of a server still starting, so that
 // one is waited out.
 func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
-	srv := result.Server{URL: result.RedactURL(r.cfg.URL), GPUs: m.GPUs}
+	srv := result.Server{URL: redact.URL(r.cfg.URL), GPUs: m.GPUs}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ReadyTimeout)
 	defer cancel()
@@ -85,7 +86,7 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 			}
 			return err
 		default:
-			return fmt.Errorf("GET /v1/models: HTTP %d: %s", status, clip([]byte(r.redact(string(body)))))
+			return fmt.Errorf("GET /v1/models: HTTP %d: %s", status, clip([]byte(r.cfg.Scrubber.String(string(body)))))
 		}
 		models = modelList{}
 		if err := json.Unmarshal(body, &models); err != nil {
@@ -142,15 +143,6 @@ func (r *Runner) authError(path string, status int) error {
 	return &finalError{fmt.Errorf("GET %s: HTTP %d: the server rejected the API key; check PERFGATE_API_KEY (or OPENAI_API_KEY, used when PERFGATE_API_KEY is unset)", path, status)}
 }
 
-// redact removes the API key from text that came from the server (before
-// clipping, so that no prefix of the key survives at the cut).
-func (r *Runner) redact(s string) string {
-	if r.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, r.cfg.APIKey, "[redacted]")
-}
-
 type modelList struct {
 	Data []struct {
 		ID          string `json:"id"`
@@ -187,11 +179,11 @@ func (r *Runner) resetPrefixCache(ctx context.Context, hc *http.Client) error {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("POST %s/reset_prefix_cache: %w", result.RedactURL(r.base), unwrapURLError(err))
+		return fmt.Errorf("POST %s/reset_prefix_cache: %w", redact.URL(r.base), unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("POST %s/reset_prefix_cache: HTTP %d (vLLM serves it only with VLLM_SERVER_DEV_MODE=1)", result.RedactURL(r.base), resp.StatusCode)
+		return fmt.Errorf("POST %s/reset_prefix_cache: HTTP %d (vLLM serves it only with VLLM_SERVER_DEV_MODE=1)", redact.URL(r.base), resp.StatusCode)
 	}
 	return nil
 }

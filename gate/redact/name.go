@@ -5,8 +5,8 @@ import (
 	"unicode"
 )
 
-// strongWords mark a secret wherever they appear in a name: nothing in LLM
-// serving is called a password.
+// strongWords mark a secret wherever a word of a name ends in one
+// (PGPASSWORD, CLIENTSECRET): nothing in LLM serving is called a password.
 var strongWords = map[string]bool{
 	"SECRET": true, "SECRETS": true, "PASSWORD": true, "PASSWORDS": true, "PASSWD": true,
 	"PASSPHRASE": true, "CREDENTIAL": true, "CREDENTIALS": true, "APIKEY": true,
@@ -34,14 +34,15 @@ var llmToken = map[string]bool{
 // words at every character that is not a letter or digit and at camelCase
 // boundaries. It is a secret when
 //
-//   - any word is SECRET(S), PASSWORD(S), PASSWD, PASSPHRASE,
-//     CREDENTIAL(S), APIKEY, AUTHORIZATION or COOKIE;
+//   - any word ends in SECRET(S), PASSWORD(S), PASSWD, PASSPHRASE,
+//     CREDENTIAL(S), APIKEY, AUTHORIZATION or COOKIE (PGPASSWORD);
 //   - the last word ends in KEY (API_KEY, --hf-apikey, X-Api-Key);
 //   - the last word ends in TOKEN, unless the word before it makes it a
 //     token of text (FIRST, PER, EOS, OUTPUT, ...): HF_TOKEN and
 //     --auth-token are secrets, --time-to-first-token is not, and
 //     --inter-token-latency and --max-num-batched-tokens never end in TOKEN;
-//   - the last word is AUTH, PASS or PAT (--auth, BASIC_AUTH, GITHUB_PAT);
+//   - the last word is AUTH, PASS or PAT (--auth, BASIC_AUTH, GITHUB_PAT),
+//     or PWD after another word (MYSQL_PWD; PWD alone is a directory);
 //   - it is a GitHub Actions variable with TOKEN among its words
 //     (ACTIONS_RUNTIME_TOKEN, ACTIONS_ID_TOKEN_REQUEST_URL).
 func Name(name string) bool {
@@ -50,7 +51,7 @@ func Name(name string) bool {
 		return false
 	}
 	for _, x := range w {
-		if strongWords[x] {
+		if strong(x) {
 			return true
 		}
 	}
@@ -60,7 +61,7 @@ func Name(name string) bool {
 		return true
 	case strings.HasSuffix(last, "TOKEN"):
 		return len(w) == 1 || last != "TOKEN" || !llmToken[w[len(w)-2]]
-	case lastWords[last]:
+	case lastWords[last], last == "PWD" && len(w) > 1: // MYSQL_PWD, not the shell's PWD
 		return true
 	}
 	if w[0] == "ACTIONS" {
@@ -68,6 +69,16 @@ func Name(name string) bool {
 			if x == "TOKEN" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// strong reports whether word ends in one of strongWords.
+func strong(word string) bool {
+	for s := range strongWords {
+		if strings.HasSuffix(word, s) {
+			return true
 		}
 	}
 	return false

@@ -37,13 +37,15 @@ func TestName(t *testing.T) {
 		{"AWS_SECRET_ACCESS_KEY", true},
 		{"AWS_SESSION_TOKEN", true},
 		{"NCCL_IB_PASSWORD", true},
-		{"PGPASSWORD", false}, // one word that only ends in PASSWORD: not a word of its own
+		{"PGPASSWORD", true},
+		{"MYSQL_PWD", true},
 		{"DB_PASSWD", true},
 		{"GOOGLE_APPLICATION_CREDENTIALS", true},
 		{"--auth", true},
 		{"--auth-token", true},
 		{"BASIC_AUTH", true},
-		{"OAUTH", false},
+		{"OAUTH", false}, // a word alone, not a credential's name
+		{"VLLM_TOKEN_BUDGET", false},
 		{"GITHUB_PAT", true},
 		{"Authorization", true},
 		{"Proxy-Authorization", true},

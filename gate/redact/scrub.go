@@ -111,6 +111,10 @@ type scrubWriter struct {
 	w io.Writer
 }
 
+// Unwrap returns the writer underneath, for callers that ask whether it
+// is a terminal.
+func (sw *scrubWriter) Unwrap() io.Writer { return sw.w }
+
 func (sw *scrubWriter) Write(p []byte) (int, error) {
 	in := string(p)
 	out := sw.s.String(in)

@@ -90,7 +90,7 @@ func hideAssigned(name, sep string) bool {
 		return true
 	}
 	w := words(name)
-	return len(w) > 1 || strongWords[w[0]]
+	return len(w) > 1 || strong(w[0])
 }
 
 // hidden reports whether the value at s[pos:] is already the placeholder

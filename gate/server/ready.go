@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Info is what a ready server says about itself.
@@ -32,7 +32,7 @@ type NotReadyError struct {
 }
 
 func (e *NotReadyError) Error() string {
-	msg := fmt.Sprintf("server %s not ready after %s", result.RedactURL(e.URL), e.Waited.Round(time.Millisecond))
+	msg := fmt.Sprintf("server %s not ready after %s", redact.URL(e.URL), e.Waited.Round(time.Millisecond))
 	if e.Last != nil {
 		msg += ": " + e.Last.Error()
 	}
@@ -197,22 +197,22 @@ func probe(ctx context.Context, client *http.Client, url string, into any) error
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", result.RedactURL(url), unwrapURLError(err))
+		return fmt.Errorf("GET %s: %w", redact.URL(url), unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", result.RedactURL(url), err)
+		return fmt.Errorf("GET %s: %w", redact.URL(url), err)
 	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return &AuthError{URL: result.RedactURL(url), Status: resp.Status}
+		return &AuthError{URL: redact.URL(url), Status: resp.Status}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", result.RedactURL(url), resp.Status)
+		return fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
 	}
 	if into != nil {
 		if err := json.Unmarshal(body, into); err != nil {
-			return fmt.Errorf("GET %s: %w", result.RedactURL(url), err)
+			return fmt.Errorf("GET %s: %w", redact.URL(url), err)
 		}
 	}
 	return nil
