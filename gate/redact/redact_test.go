@@ -188,6 +188,10 @@ func TestText(t *testing.T) {
 		// Measurements and knobs stay.
 		{"Time to first token: 50ms, inter-token latency 10ms", "Time to first token: 50ms, inter-token latency 10ms"},
 		{"first token: 50ms", "first token: 50ms"},
+		{`{"api_key":"hunter22"}`, `{"api_key":"` + P + `"}`},
+		{"workloads/command-secret-env.yaml:7: command.env: HF_TOKEN looks like a secret", "workloads/command-secret-env.yaml:7: command.env: HF_TOKEN looks like a secret"},
+		{"my-secret-run.yaml: bad key", "my-secret-run.yaml: bad key"},
+		{"api_key:value-without-space", "api_key:value-without-space"},
 		{"max_num_batched_tokens=8192 time_to_first_token=50ms", "max_num_batched_tokens=8192 time_to_first_token=50ms"},
 		{"INFO: Uvicorn running on http://0.0.0.0:8000", "INFO: Uvicorn running on http://0.0.0.0:8000"},
 		{"pip install scikit-learn hf_transfer", "pip install scikit-learn hf_transfer"},

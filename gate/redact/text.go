@@ -49,7 +49,7 @@ func text(s string) (string, []string) {
 	})
 	s = replaceSubmatch(assignRe, s, func(m []string, at []int) string {
 		name, sep, scheme, value := m[1], m[3], m[4], m[5]
-		if hidden(s, at[5]) || isScheme(value) || !hideAssigned(name, sep) {
+		if hidden(s, at[5]) || isScheme(value) || !hideAssigned(name, sep, m[2]) {
 			return m[0]
 		}
 		found = append(found, value)
@@ -79,15 +79,26 @@ func isScheme(v string) bool {
 }
 
 // hideAssigned says whether the value after name and separator sep (":"
-// or "=") is a secret. After ":" a one-word name must be a strong one
-// (password: x, Authorization: x): "first token: 50ms" in a log is a
-// measurement.
-func hideAssigned(name, sep string) bool {
+// or "=", within the separating text between) is a secret. ":" is a
+// header ("X-Api-Key: v"), a JSON or Python key ("api_key":"v") or just
+// punctuation, so it counts only
+//
+//   - after a quoted key or before a space ("file-secret.yaml:7:" is a
+//     position, not a key);
+//   - after a name without dots (a file or host name is not a key);
+//   - after a name of several words or a strong one (password: x,
+//     Authorization: x): "first token: 50ms" in a log is a measurement.
+func hideAssigned(name, sep, between string) bool {
 	if !Name(name) {
 		return false
 	}
 	if sep == "=" {
 		return true
+	}
+	quoted := strings.HasPrefix(between, `"`) || strings.HasPrefix(between, "'")
+	spaced := strings.ContainsAny(between[strings.IndexByte(between, ':')+1:], " \t")
+	if !(quoted || spaced) || strings.Contains(name, ".") {
+		return false
 	}
 	w := words(name)
 	return len(w) > 1 || strong(w[0])
