@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -59,5 +60,27 @@ func TestLaunchedServerLeaksNoSecret(t *testing.T) {
 	}
 	if !strings.Contains(r.Fingerprint["server.argv"], "--time-to-first-token 50ms") {
 		t.Errorf("fingerprint server.argv %q lost the latency setting", r.Fingerprint["server.argv"])
+	}
+}
+
+// TestConfigShowsLookAlikes (issue 14, defect 8): `perfgate config` hides
+// the secrets of the server's command line and environment, and shows the
+// settings whose names only contain "token", which it once hid.
+func TestConfigShowsLookAlikes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "perfgate.yaml")
+	yaml := "server:\n  command: [vllm, serve, m, --max-num-batched-tokens, \"8192\", --api-key, sk-live-1234, -k, sk-proj-Abc123Def456Ghi789Jkl0]\n" +
+		"  env: [VLLM_EXTRA=--api-key hunter22, VLLM_MAX_NUM_BATCHED_TOKENS=8192]\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"server.command": "vllm\nserve\nm\n--max-num-batched-tokens\n8192\n--api-key\n[redacted]\n-k\n[redacted]\n",
+		"server.env":     "VLLM_EXTRA=--api-key [redacted]\nVLLM_MAX_NUM_BATCHED_TOKENS=8192\n",
+	} {
+		var out, errs bytes.Buffer
+		code := Main(context.Background(), []string{"config", "--config", file, "--get", key}, Streams{Out: &out, Err: &errs})
+		if code != ExitPass || out.String() != want {
+			t.Errorf("config --get %s: exit %v\n got %q\nwant %q\nstderr %s", key, code, out.String(), want, errs.String())
+		}
 	}
 }

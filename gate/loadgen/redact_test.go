@@ -10,12 +10,38 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // knownSecret is a value the caller's Scrubber knows (too short for a
 // GitHub token's shape, so only the Scrubber can catch it).
 const knownSecret = "ghs_runner1"
+
+// TestErrorSampleCutKeepsNoPrefixOfTheKey: a key that straddles the
+// sample's size limit is scrubbed whole, not cut first and left half there.
+func TestErrorSampleCutKeepsNoPrefixOfTheKey(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"m","max_model_len":4096}]}`)
+	})
+	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, strings.Repeat("x", metrics.ErrorSampleBytes-5)+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	r := newRunner(t, ts.URL, func(c *Config) { c.Warmups = 0 }) // APIKey "sk-secret"
+	res, _ := r.Run(context.Background(), manifest(2, 0, 0, 1), 1)
+	if res == nil || len(res.Trials) != 1 {
+		t.Fatalf("no trial recorded: %+v", res)
+	}
+	sample := res.Trials[0].ErrorSamples["http_500"]
+	if len(sample) != metrics.ErrorSampleBytes || strings.Contains(sample, "sk-") {
+		t.Errorf("sample of %d bytes ends %q", len(sample), sample[max(0, len(sample)-20):])
+	}
+}
 
 // A server that echoes the Authorization header into its errors (some
 // proxies do) must not get the API key into the result file, nor any other

@@ -136,14 +136,16 @@ func fp(r *result.Result, keys ...string) string {
 // fingerprints with secrets hidden, but a result may come from an older
 // perfgate or another tool, so the report applies gate/redact again: the
 // server's command line word by word, env.* by the variable's name,
-// anything else by the shapes of credentials.
+// anything else by its key's name and the shapes of credentials.
 func shown(key, v string) string {
 	if name, ok := strings.CutPrefix(key, "env."); ok {
 		return redact.EnvValue(name, v)
 	}
-	switch key {
-	case "server.argv", "server.args", "server.command":
+	switch {
+	case key == "server.argv" || key == "server.args" || key == "server.command":
 		return redact.Value(v)
+	case redact.Name(key) && v != "":
+		return redact.Placeholder // meta.hf_token from an imported benchmark
 	}
 	return redact.Text(v)
 }
