@@ -273,3 +273,17 @@ func FuzzArgv(f *testing.F) {
 		_ = URL(s)
 	})
 }
+
+func FuzzText(f *testing.F) {
+	f.Add("GITHUB_TOKEN=abc123 Authorization: Bearer abcdefgh1234 https://u:p@h/?token=x first token: 50ms")
+	f.Add(`{"api_key":"x","max_tokens":5} password: hunter22 ` + ghs)
+	f.Fuzz(func(t *testing.T, s string) {
+		once := Text(s)
+		if twice := Text(once); twice != once {
+			t.Fatalf("Text is not idempotent:\n%q\n%q\n%q", s, once, twice)
+		}
+		if strings.Contains(once, ghs) {
+			t.Fatalf("a GitHub token survived: %q", once)
+		}
+	})
+}

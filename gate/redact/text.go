@@ -9,13 +9,15 @@ import (
 // perfgate meets (OpenAI and Anthropic keys, GitHub tokens of every kind,
 // Hugging Face, GitLab, Slack, AWS access key ids, JWTs), whatever name
 // they carry. The minimum lengths keep words such as "sk-learn" or
-// "hf_transfer" visible.
-var credentialRe = regexp.MustCompile(`\b(?:` +
-	`sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|` +
+// "hf_transfer" visible. The prefixes that end words of English ("task-",
+// "disk-") or start them ("eyJ" is rare, AKIA rarer) must begin a word;
+// the others are found anywhere, glued to what precedes them included.
+var credentialRe = regexp.MustCompile(`(?:` +
+	`\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|\bsk_(?:live|test)_[A-Za-z0-9]{16,}|` +
 	`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|` +
 	`hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|` +
-	`(?:AKIA|ASIA)[0-9A-Z]{16}|` +
-	`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}` +
+	`\b(?:AKIA|ASIA)[0-9A-Z]{16}|` +
+	`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}` +
 	`)`)
 
 // assignRe matches NAME=value, name='value', "name": "value" and
@@ -47,14 +49,7 @@ func text(s string) (string, []string) {
 		found = append(found, m)
 		return Placeholder
 	})
-	s = replaceSubmatch(assignRe, s, func(m []string, at []int) string {
-		name, sep, scheme, value := m[1], m[3], m[4], m[5]
-		if hidden(s, at[5]) || isScheme(value) || !hideAssigned(name, sep, m[2]) {
-			return m[0]
-		}
-		found = append(found, value)
-		return name + m[2] + scheme + Placeholder
-	})
+	s = replaceAssigned(s, &found)
 	s = replaceSubmatch(bearerRe, s, func(m []string, at []int) string {
 		if hidden(s, at[3]) {
 			return m[0]
@@ -70,6 +65,46 @@ func text(s string) (string, []string) {
 		return m[1] + Placeholder + "@"
 	})
 	return s, found
+}
+
+// replaceAssigned hides the values of secret assignments (assignRe). A
+// match whose value stays is not skipped whole: scanning goes on after its
+// separator, so "https://h/?token=x" finds token=x inside the value of
+// "https:".
+func replaceAssigned(s string, found *[]string) string {
+	var b strings.Builder
+	pos, last := 0, 0
+	for pos < len(s) {
+		loc := assignRe.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += pos
+			}
+		}
+		group := func(i int) string {
+			if loc[2*i] < 0 {
+				return ""
+			}
+			return s[loc[2*i]:loc[2*i+1]]
+		}
+		name, between, sep, scheme, value := group(1), group(2), group(3), group(4), group(5)
+		if hidden(s, loc[10]) || isScheme(value) || !hideAssigned(name, sep, between) {
+			pos = loc[5] // past the separator
+			continue
+		}
+		*found = append(*found, value)
+		b.WriteString(s[last:loc[0]])
+		b.WriteString(name + between + scheme + Placeholder)
+		last, pos = loc[1], loc[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // isScheme reports whether v is an authorization scheme, which is kept
