@@ -60,6 +60,10 @@ func Publish(ctx context.Context, env Env, r Report, opts Options) (Published, e
 	// not be registered.
 	scrub := redact.NewScrubber(env.Token.Reveal())
 	run := newRunner(getenv, scrub.Writer(out))
+	// The report is built from scrubbed results; the comment and summary
+	// are public, so the token (and any credential shape) is checked for
+	// once more.
+	r.Markdown = scrub.String(r.Markdown)
 	var errs []error
 	errs = append(errs, run.SetOutputs(Outputs{Verdict: r.Verdict, Regressed: r.Regressed, ReportPath: r.ReportPath, ComparisonPath: r.ComparisonPath}))
 	errs = append(errs, run.AddSummary(r.Markdown))
