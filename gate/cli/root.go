@@ -63,7 +63,12 @@ func NewRoot(s *Streams) *cobra.Command {
 // of them and the CI log.
 func Main(ctx context.Context, args []string, s Streams) ExitCode {
 	known := redact.ForProcess(os.Environ(), nil)
-	s.Out, s.Err = known.Writer(s.Out), known.Writer(s.Err)
+	if s.Out != nil {
+		s.Out = known.Writer(s.Out)
+	}
+	if s.Err != nil {
+		s.Err = known.Writer(s.Err)
+	}
 	root := NewRoot(&s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
