@@ -29,6 +29,7 @@ import (
 //	exit        print an error and exit 2 at once
 //	sleep       sleep (the child of spawn)
 //	env         print the environment, then exit 0
+//	nohealth    serve like ok, but without /health (404)
 //
 // With PERFGATE_TEST_PIDFILE set, the server first writes its pid there.
 const helperEnv = "PERFGATE_TEST_SERVER"
@@ -123,6 +124,10 @@ func helperServer(mode string) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+		if name == "nohealth" {
+			http.NotFound(w, r)
+			return
+		}
 		if time.Since(start) < slow || name == "sick" && time.Since(start) > sick {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return

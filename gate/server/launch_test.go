@@ -297,3 +297,24 @@ func TestParseEnv(t *testing.T) {
 		t.Errorf("bad entry: %v", err)
 	}
 }
+
+// TestServerWithoutHealth: a launched server without /health is ready
+// once /v1/models lists a model (as --url has always accepted), and the
+// health watch of the run probes /v1/models instead of declaring it dead.
+func TestServerWithoutHealth(t *testing.T) {
+	t.Parallel()
+	p := start(t, helperConfig(t, "nohealth"))
+	ctx := context.Background()
+	info, err := p.Ready(ctx, nil, 10*time.Second)
+	if err != nil {
+		t.Fatalf("Ready: %v", err)
+	}
+	if info.Health || info.LivenessPath() != "/v1/models" {
+		t.Errorf("info = %+v", info)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 600*time.Millisecond)
+	defer cancel()
+	if err := <-p.Watch(wctx, nil, 50*time.Millisecond, 3); err != nil {
+		t.Errorf("watch of a live server without /health: %v", err)
+	}
+}
