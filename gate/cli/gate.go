@@ -151,6 +151,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 
 	var out *pipeline.Outcome
+	var failed *server.Failure // a launched server that failed
 	if o.from != "" {
 		out, err = gateJudge(o.from, baselines, manifests, policy)
 		if err != nil {
@@ -162,7 +163,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		}
 		serving := gateServing(manifests)
 		if serving && len(cfg.Server.Command) > 0 {
-			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l)
+			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, &failed)
 		} else if serving && cfg.Server.URL == "" {
 			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
 		} else {
@@ -173,6 +174,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		}
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
+	paths.data.ServerFailure = serveReported(failed)
 	gateAttachBaselines(paths.data, baselines)
 	return gateFinish(ctx, s, cfg, out, paths)
 }
@@ -226,8 +228,9 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 // gateLaunchAndRun starts the candidate server (server.command), waits
 // until it is ready, runs the gate against it, and stops it with every
 // process it spawned. A server that dies or stops answering during the run
-// makes the run fail (exit 3), with the end of its log in the results.
-func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+// makes the run fail (exit 3): *failed then describes it (serveFailure, as
+// for `perfgate run`) for stderr, the results and the report.
+func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, failed **server.Failure) (*pipeline.Outcome, error) {
 	launch := serveLaunch{
 		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
@@ -243,22 +246,25 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 	if err == nil {
 		return out, nil
 	}
+	f, died := serveFailure(s, err)
 	if out == nil {
 		var ee *ExitError
-		if errors.As(err, &ee) {
+		switch {
+		case errors.As(err, &ee):
 			return nil, err
+		case died:
+			return nil, exitf(ExitRunFailed, "%s", f.Summary)
 		}
 		return nil, exitf(ExitRunFailed, "server.command: %w", err)
 	}
-	if tail, died := server.Failed(err); died {
-		if out.RunErr == nil {
-			out.RunErr = err
-		}
+	if died {
+		// The server's failure is the news, not the "run interrupted" its
+		// cancelled context produced in the cell it cut short.
+		out.RunErr = errors.New(f.Summary)
 		for _, r := range out.Results {
-			if !r.Complete || r.Server.LogTail == "" {
-				r.Server.LogTail = tail
-			}
+			serveMarkFailed(r, f)
 		}
+		*failed = &f
 	}
 	return out, nil
 }

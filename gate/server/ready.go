@@ -32,7 +32,16 @@ type NoAddressError struct {
 func (e *NoAddressError) Error() string {
 	return fmt.Sprintf("the server printed no address within %s and no server.url (--url) was given, so no address was probed: "+
 		"perfgate looks for the first http://host:port on the server's output (e.g. Uvicorn's \"Uvicorn running on http://0.0.0.0:8000\"); "+
-		"set server.url (--url) to the address it listens on", e.Waited.Round(time.Millisecond))
+		"set server.url (--url) to the address it listens on", roundWait(e.Waited))
+}
+
+// roundWait rounds a wait for a message: whole seconds, or milliseconds
+// under a second.
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Millisecond)
 }
 
 // Ready waits until the launched server is ready: it learns the URL
