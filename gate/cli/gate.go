@@ -150,28 +150,36 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		}
 	}
 
+	serving := gateServing(manifests)
+	if o.from == "" {
+		if len(manifests) == 0 {
+			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
+		}
+		if serving && len(cfg.Server.Command) == 0 && cfg.Server.URL == "" {
+			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
+		}
+	}
+	release, err := outputDir("output", cfg.Output, merge.ResultsDir)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	defer release()
+
 	var out *pipeline.Outcome
 	var failed *server.Failure // a launched server that failed
-	if o.from != "" {
+	switch {
+	case o.from != "":
 		out, err = gateJudge(o.from, baselines, manifests, policy)
 		if err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
-	} else {
-		if len(manifests) == 0 {
-			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
-		}
-		serving := gateServing(manifests)
-		if serving && len(cfg.Server.Command) > 0 {
-			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, &failed)
-		} else if serving && cfg.Server.URL == "" {
-			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
-		} else {
-			out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
-		}
-		if err != nil {
-			return err
-		}
+	case serving && len(cfg.Server.Command) > 0:
+		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, &failed)
+	default:
+		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
+	}
+	if err != nil {
+		return err
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
 	paths.data.ServerFailure = serveReported(failed)
