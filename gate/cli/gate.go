@@ -226,7 +226,11 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	}
 	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
 	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
-	out, err := pipeline.Run(ctx, gateTrials{kinds, fp}, ms, opts)
+	trials := gateTrials{kinds, fp}
+	if err := gatePreflight(ctx, trials, ms, baselines, p); err != nil {
+		return nil, err
+	}
+	out, err := pipeline.Run(ctx, trials, ms, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
