@@ -209,7 +209,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	if cfg.Server.URL != "" {
 		runner, err := loadgen.New(loadgen.Config{
 			URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
-			Hooks: serveHooks(cfg.Server.URL),
+			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 		})
 		if err != nil {
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}

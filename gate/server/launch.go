@@ -235,16 +235,25 @@ func (p *Process) Tail(n int) string { return p.log.Tail(n) }
 // the grace period, then waits for the process. Processes of the group that
 // outlive the leader (workers of a crashed server) are killed as well. It
 // is safe to call more than once and after the server died.
-func (p *Process) Stop() error {
+func (p *Process) Stop() error { return p.StopWithin(p.grace) }
+
+// StopWithin is Stop with grace in place of Config.StopGrace (at most
+// that): after an interrupt perfgate has seconds, not the server's usual
+// shutdown time, before it must have written its results.
+func (p *Process) StopWithin(grace time.Duration) error {
 	p.stopOnce.Do(func() {
-		p.stopErr = p.stop()
+		p.stopErr = p.stop(min(grace, p.grace))
 	})
 	return p.stopErr
 }
 
-func (p *Process) stop() error {
+// InterruptStopGrace is the grace a launched server gets after perfgate was
+// interrupted (see StopWithin).
+const InterruptStopGrace = time.Second
+
+func (p *Process) stop(grace time.Duration) error {
 	_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
-	timer := time.NewTimer(p.grace)
+	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
 	case <-p.done:
@@ -253,7 +262,7 @@ func (p *Process) stop() error {
 		<-p.done
 	}
 	// The leader is gone; give the rest of its group the same grace.
-	deadline := time.Now().Add(p.grace)
+	deadline := time.Now().Add(grace)
 	for groupAlive(p.pgid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)

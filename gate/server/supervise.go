@@ -43,7 +43,14 @@ func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx
 	if errors.As(serverErr, &he) {
 		he.Tail = p.Tail(tailLines)
 	}
-	stopErr := p.Stop()
+	var stopErr error
+	if ctx.Err() != nil {
+		// Interrupted: the caller must write its partial results before
+		// the CI runner's SIGTERM, so the server gets a short grace.
+		stopErr = p.StopWithin(InterruptStopGrace)
+	} else {
+		stopErr = p.Stop()
+	}
 	switch {
 	case serverErr != nil:
 		return serverErr
