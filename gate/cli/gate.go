@@ -265,7 +265,8 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 		case errors.As(err, &ee):
 			return nil, err
 		case died:
-			return nil, exitf(ExitRunFailed, "%s", f.Summary)
+			*failed = &f
+			return gateNeverRan(ms, baselines, p, f)
 		}
 		return nil, exitf(ExitRunFailed, "server.command: %w", err)
 	}

@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
+	"github.com/perfgate/perfgate/gate/verdict"
+	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // serveFailure is the one path through which `perfgate run` and `perfgate
@@ -49,4 +53,34 @@ func serveReported(f *server.Failure) *report.ServerFailure {
 		return nil
 	}
 	return &report.ServerFailure{Summary: f.Summary, Tail: f.Tail}
+}
+
+// gateNeverRan is the outcome of a gate whose launched server failed
+// before it was ready: every cell is an incomplete result without trials
+// whose reason is the server's failure, so the gate writes its reports and
+// PR comment (run failed, with the server's log) like any failed run.
+func gateNeverRan(ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, f server.Failure) (*pipeline.Outcome, error) {
+	out := &pipeline.Outcome{RunErr: errors.New(f.Summary), Looks: 1}
+	want := map[string]bool{}
+	now := time.Now().UTC()
+	for _, m := range ms {
+		want[m.Cell] = true
+		r := pipeline.ByKind{}.NewResult(m, result.Server{LogTail: f.Tail})
+		r.Tool = result.Tool{Name: "perfgate", Version: Version}
+		r.StartedAt, r.FinishedAt = now, now
+		r.Complete, r.IncompleteReason = false, f.Summary
+		out.Results = append(out.Results, r)
+	}
+	var base []*result.Result
+	for _, b := range baselines {
+		if want[b.Workload.Cell] {
+			base = append(base, b)
+		}
+	}
+	cmp, err := verdict.Compare(base, out.Results, p, verdict.Look{})
+	if err != nil {
+		return nil, err
+	}
+	out.Comparison = cmp
+	return out, nil
 }

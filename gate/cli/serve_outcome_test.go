@@ -68,7 +68,8 @@ func TestServerPrintsNoAddress(t *testing.T) {
 		{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--baselines", filepath.Join(t.TempDir(), "none")},
 		{"run", "-w", "testdata/gate/decode-a.yaml", "--ready-timeout", "1s"},
 	} {
-		args = append(args, "-o", t.TempDir(), "--server-cmd", "sh -c 'echo booting the engine; sleep 30'")
+		out := t.TempDir()
+		args = append(args, "-o", out, "--server-cmd", "sh -c 'echo booting the engine; sleep 30'")
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
 		errs := stderr.String()
@@ -85,6 +86,13 @@ func TestServerPrintsNoAddress(t *testing.T) {
 		}
 		if strings.Contains(errs, "during the run") || strings.Contains(errs, "server  not ready") {
 			t.Errorf("%s: misleading message:\n%s", args[0], errs)
+		}
+		if args[0] == "gate" {
+			// The PR comment says it too, with the server's log.
+			comment, err := os.ReadFile(filepath.Join(out, "comment.md"))
+			if err != nil || !strings.Contains(string(comment), "printed no address") || !strings.Contains(string(comment), "booting the engine") {
+				t.Errorf("comment.md (%v):\n%s", err, comment)
+			}
 		}
 	}
 }
