@@ -51,25 +51,47 @@ func (p prober) attempt(ctx context.Context) (Info, error) {
 	default:
 		return Info{}, fmt.Errorf("GET /v1/models: HTTP %d: %s", status, p.clip(body))
 	}
+	models, err := parseModels(body)
+	if err != nil {
+		return Info{}, fmt.Errorf("GET /v1/models: %w", err)
+	}
+	info := Info{URL: p.base, Models: models, Health: healthy}
+	if status, body, err := p.get(ctx, "/version"); err == nil && status == http.StatusOK {
+		info.Version = parseVersion(body)
+	}
+	return info, nil
+}
+
+// parseModels reads GET /v1/models ({"data": [{"id": ..., "max_model_len":
+// ...}]}). An empty list, or an entry without an id, is not ready yet.
+func parseModels(body []byte) ([]Model, error) {
 	var list struct {
 		Data []Model `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return Info{}, fmt.Errorf("GET /v1/models: %w", err)
+		return nil, err
 	}
 	if len(list.Data) == 0 {
-		return Info{}, errors.New("GET /v1/models: no models listed")
+		return nil, errors.New("no models listed")
 	}
-	info := Info{URL: p.base, Models: list.Data, Health: healthy}
-	if status, body, err := p.get(ctx, "/version"); err == nil && status == http.StatusOK {
-		var v struct {
-			Version string `json:"version"`
-		}
-		if json.Unmarshal(body, &v) == nil {
-			info.Version = v.Version
+	for i, m := range list.Data {
+		if m.ID == "" {
+			return nil, fmt.Errorf("model %d has no id", i+1)
 		}
 	}
-	return info, nil
+	return list.Data, nil
+}
+
+// parseVersion reads GET /version ({"version": "0.11.0"}); anything else
+// is no version.
+func parseVersion(body []byte) string {
+	var v struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	return v.Version
 }
 
 func (p prober) auth(path string, status int) error {

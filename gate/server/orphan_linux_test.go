@@ -20,7 +20,12 @@ func TestServerDiesWithPerfgate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "server.pid")
-	pg := exec.Command(perfgateBin, "run", "-w", "../cli/testdata/gate/decode-a.yaml", "-o", filepath.Join(dir, "out"),
+	wl := filepath.Join(dir, "w.yaml")
+	if err := os.WriteFile(wl, []byte("name: w\napi: completions\ndataset: {kind: random, input_tokens: 8, output_tokens: 4, seed: 1}\n"+
+		"load: {requests: 2, concurrency: 1, rate: inf}\nwarmups: 0\ntrials: {min: 1, max: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pg := exec.Command(perfgateBin, "run", "-w", wl, "-o", filepath.Join(dir, "out"),
 		"--server-cmd", "'"+os.Args[0]+"' -test.run=^$", "--ready-timeout", "1m",
 		"--server-env", helperEnv+"=slow=1h", "--server-env", "PERFGATE_TEST_PIDFILE="+pidFile)
 	pg.Env = []string{"PATH=" + os.Getenv("PATH")}

@@ -81,7 +81,7 @@ func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.D
 				if ctx.Err() == nil {
 					return Info{}, &NoAddressError{Waited: time.Since(start)}
 				}
-				return Info{}, fmt.Errorf("%w for its address: %w", ready.ErrInterrupted, ctx.Err())
+				return Info{}, fmt.Errorf("%w to print its address: %w", ready.ErrInterrupted, ctx.Err())
 			}
 		}
 		if p.hints != nil {
