@@ -33,14 +33,14 @@ func newLogBuffer(file io.Writer, max int, scrub *redact.Scrubber) *logBuffer {
 // values of secret variables in its whole environment (BaseEnv holds
 // perfgate's own, GITHUB_TOKEN and ACTIONS_RUNTIME_TOKEN in CI, whether or
 // not they are passed on) and in server.env, and the values of secret
-// flags on its command line. The tail is what results and stderr record,
+// flags on its command line, and the API key of the probes. The tail is what results and stderr record,
 // so a server that logs its environment or arguments leaks none of them.
 func scrubberFor(cfg Config) *redact.Scrubber {
 	env := append([]string(nil), cfg.BaseEnv...)
 	for k, v := range cfg.Env {
 		env = append(env, k+"="+v)
 	}
-	return redact.ForProcess(env, cfg.Command)
+	return redact.ForProcess(env, cfg.Command).With(cfg.APIKey)
 }
 
 func (b *logBuffer) Write(p []byte) (int, error) {
