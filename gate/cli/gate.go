@@ -34,7 +34,7 @@ var gateFlagKeys = map[string]string{
 	"gpus":                 "server.gpus",
 	"baselines":            "baselines",
 	"output":               "output",
-	"trials":               "policy.min_trials",
+	"trials":               "trials.min",
 	"max-trials":           "trials.max",
 	"budget":               "trials.budget",
 	"alpha":                "policy.alpha",
@@ -208,8 +208,8 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		kinds.Serving = runner
 	}
 	opts := pipeline.Options{Baselines: baselines, Policy: p, Budget: cfg.Trials.Budget, Log: s.Err}
-	if l.Source("policy.min_trials") != "default" {
-		opts.MinTrials = cfg.Policy.MinTrials
+	if l.Source("trials.min") != "default" {
+		opts.MinTrials = cfg.Trials.Min
 	}
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
