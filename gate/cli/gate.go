@@ -117,12 +117,10 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
 	}
 	cfg := l.Config
-	policy, err := gatePolicy(l)
+	policy, err := configPolicy(l, o.allowMissing, o.allowMismatch)
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	policy.AllowMissing = policy.AllowMissing || o.allowMissing
-	policy.AllowMismatch = policy.AllowMismatch || o.allowMismatch
 	baseDir := filepath.Join(cfg.Baselines, cfg.Profile)
 	baselines, err := gateBaselines(baseDir)
 	if err != nil {
@@ -334,39 +332,6 @@ func gateBaselines(dir string) ([]*result.Result, error) {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	return rs, nil
-}
-
-// gatePolicy builds the verdict policy: the verdict's defaults, with the
-// settings the user set explicitly (file, environment or flag) on top.
-// Defaults of the configuration are not applied, so the verdict's own
-// documented defaults (alpha 0.01) hold unless the user chose otherwise.
-func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
-	p := verdict.DefaultPolicy()
-	c := l.Config.Policy
-	if l.Source("policy.alpha") != "default" {
-		p.Alpha = c.Alpha
-	}
-	if len(c.Gated) > 0 {
-		p.Rules = nil
-		for _, id := range c.Gated {
-			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: verdict.DefaultTolerance(id)})
-		}
-	}
-	for id, tol := range c.Tolerances {
-		found := false
-		for i := range p.Rules {
-			if p.Rules[i].Metric == id {
-				p.Rules[i].Tolerance, found = tol, true
-			}
-		}
-		if !found {
-			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: tol})
-		}
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("policy (%s): %w", l.Source("policy.gated"), err)
-	}
-	return p, nil
 }
 
 // gateGlob expands the glob patterns among the workload paths (the

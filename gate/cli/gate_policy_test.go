@@ -3,13 +3,16 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-func TestGatePolicy(t *testing.T) {
+// TestConfigPolicy checks what the judging commands make of the
+// configuration's policy keys (verdict.FromConfig owns the meaning).
+func TestConfigPolicy(t *testing.T) {
 	load := func(t *testing.T, yaml string) *config.Loaded {
 		t.Helper()
 		p := filepath.Join(t.TempDir(), "perfgate.yaml")
@@ -32,7 +35,7 @@ func TestGatePolicy(t *testing.T) {
 	}
 
 	// Nothing set: the verdict's own defaults, not the config's default alpha.
-	p, err := gatePolicy(load(t, "profile: x\n"))
+	p, err := configPolicy(load(t, "profile: x\n"), false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func TestGatePolicy(t *testing.T) {
 	}
 
 	// Set explicitly: alpha, the gated list, and a tolerance.
-	p, err = gatePolicy(load(t, "policy:\n  alpha: 0.02\n  gated: [tpot_ms.p50, success_rate]\n  tolerances: {tpot_ms.p50: 0.05, ttft_ms.p99: 0.1}\n"))
+	p, err = configPolicy(load(t, "policy:\n  alpha: 0.02\n  gated: [tpot_ms.p50, success_rate]\n  tolerances: {tpot_ms.p50: 0.05, ttft_ms.p99: 0.1}\n"), false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +57,16 @@ func TestGatePolicy(t *testing.T) {
 	if r, ok := rule(p, "success_rate"); !ok || r.Tolerance != verdict.DefaultTolerance("success_rate") {
 		t.Errorf("success_rate rule %+v", r)
 	}
-	if r, ok := rule(p, "ttft_ms.p99"); !ok || !r.Gated || r.Tolerance != 0.1 {
-		t.Errorf("a tolerance for an ungated metric gates it: got %+v", r)
+	if r, ok := rule(p, "ttft_ms.p99"); !ok || r.Gated || r.Tolerance != 0.1 {
+		t.Errorf("a tolerance for a metric outside policy.gated sets its margin and leaves it ungated (docs/statistics.md): got %+v", r)
 	}
 	if _, ok := rule(p, "e2el_ms.p50"); ok {
 		t.Error("e2el_ms.p50 is gated although the gated list leaves it out")
+	}
+
+	// An invalid value names where it was set.
+	_, err = configPolicy(load(t, "policy:\n  tolerances: {tpot_ms.p50: 0}\n"), false, false)
+	if err == nil || !strings.Contains(err.Error(), "perfgate.yaml:2") || !strings.Contains(err.Error(), "policy.tolerances.tpot_ms.p50") {
+		t.Errorf("zero tolerance: %v, want it refused at perfgate.yaml:2", err)
 	}
 }

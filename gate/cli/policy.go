@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// configPolicy is the verdict policy of a loaded configuration, for every
+// command that judges (gate, gate --from, compare): the settings the user
+// set (file, environment or flag) handed to verdict.FromConfig, which owns
+// what they mean. Only settings set explicitly are passed, so the
+// verdict's documented defaults hold for the rest. An error names where
+// the offending key was set.
+func configPolicy(l *config.Loaded, allowMissing, allowMismatch bool) (verdict.Policy, error) {
+	c := l.Config.Policy
+	pc := verdict.PolicyConfig{
+		Gated:         c.Gated,
+		Tolerances:    c.Tolerances,
+		AllowMissing:  allowMissing,
+		AllowMismatch: allowMismatch,
+	}
+	if l.Source("policy.alpha") != "default" {
+		pc.Alpha = c.Alpha
+	}
+	p, err := verdict.FromConfig(pc)
+	if err != nil {
+		where := l.Source("policy.gated")
+		if where == "default" {
+			where = l.Source("policy.tolerances")
+		}
+		if where == "default" {
+			where = l.Source("policy.alpha")
+		}
+		return p, fmt.Errorf("%s: %w", where, err)
+	}
+	return p, nil
+}
+
+// policyRequirements are what `perfgate baseline update` asks of a run: as
+// many valid trials as the verdict needs to call a cell confident, and no
+// more invalid trials than it accepts in a compared arm, so a promoted
+// baseline is never one the verdict would call low-confidence or refuse.
+func policyRequirements(p verdict.Policy) baseline.Requirements {
+	return baseline.Requirements{MinTrials: p.MinTrials, MaxInvalidShare: p.MaxInvalidShare}
+}

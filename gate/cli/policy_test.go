@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// TestCompareAndGateFromAgree judges the same files with `perfgate compare
+// --config` and `perfgate gate --from` under one perfgate.yaml: both must
+// read its policy the same way (verdict.FromConfig). The candidate is 20 %
+// slower on ttft_ms.p50 and 30 % on itl_ms.p99, neither of which the file
+// gates: policy.gated is [tpot_ms.p50] and itl_ms.p99 only has a tolerance,
+// which sets its margin and does not gate it (docs/statistics.md). So both
+// commands pass, and both show itl_ms.p99 as an ungated cell with its 5 %
+// tolerance. Before the one mapping, compare ignored the file (the default
+// policy gates ttft_ms.p50: regression) and gate gated itl_ms.p99 because
+// it had a tolerance (regression).
+func TestCompareAndGateFromAgree(t *testing.T) {
+	old := gateGetenv
+	gateGetenv = func(string) string { return "" } // not inside GitHub Actions
+	t.Cleanup(func() { gateGetenv = old })
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "perfgate.yaml")
+	yaml := "profile: p\npolicy:\n  gated: [tpot_ms.p50]\n  tolerances: {itl_ms.p99: 0.05}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	slower := func(r *result.Result, ttft, itl float64) *result.Result {
+		for i := range r.Trials {
+			v := r.Trials[i].Values
+			v["ttft_ms.p50"] *= ttft
+			v["itl_ms.p99"] = 50 * itl * (1 + 0.002*float64(i%3))
+		}
+		return r
+	}
+	baseDir := filepath.Join(dir, "baselines", "p")
+	candDir := filepath.Join(dir, "cand")
+	for _, cell := range []string{"a", "b"} {
+		writeResult(t, filepath.Join(baseDir, cell+".json"), slower(compareTestResult(cell, 5, 1), 1, 1))
+		writeResult(t, filepath.Join(candDir, cell+".json"), slower(compareTestResult(cell, 5, 1), 1.2, 1.3))
+	}
+
+	code, out, errOut := runCLI("compare", "--config", cfg, "--baseline", baseDir, "--candidate", candDir, "--format", "json")
+	if code != ExitPass {
+		t.Fatalf("compare --config: exit %d, want 0 (nothing gated regressed)\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{`"metric": "itl_ms.p99"`, `"tolerance": 5`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare --config: the ungated itl_ms.p99 cell with its tolerance (%s) is missing", want)
+		}
+	}
+	gateOut := filepath.Join(dir, "gate")
+	code, out, errOut = runCLI("gate", "--config", cfg, "--from", candDir, "--baselines", filepath.Join(dir, "baselines"), "-o", gateOut)
+	if code != ExitPass {
+		t.Fatalf("gate --from: exit %d, want 0 like compare\n%s\n%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(gateOut, "comparison.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"family": 2`) {
+		t.Errorf("gate --from: the Holm family is not the two tpot_ms.p50 cells:\n%.400s", data)
+	}
+
+	// Without the file's policy the same files are a regression (the
+	// default policy gates ttft_ms.p50): the file is what decides.
+	if code, _, errOut := runCLI("compare", "--config", filepath.Join(dir, "none.yaml"), "--baseline", baseDir, "--candidate", candDir); code != ExitInvalid || !strings.Contains(errOut, "none.yaml") {
+		t.Errorf("compare with a missing --config file: exit %d, want 2 naming it\n%s", code, errOut)
+	}
+	empty := filepath.Join(dir, "empty.yaml")
+	if err := os.WriteFile(empty, []byte("profile: p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI("compare", "--config", empty, "--baseline", baseDir, "--candidate", candDir); code != ExitRegression {
+		t.Errorf("compare under the default policy: exit %d, want 1 (ttft_ms.p50 +20 %%)\n%s\n%s", code, out, errOut)
+	}
+}
