@@ -246,7 +246,9 @@ func TestZeroValues(t *testing.T) {
 	b, c := pair(8, func(b, c *result.Result) { c.Trials[0].Values["output_throughput"] = 0 })
 	cmp := mustCompare(t, b, c, DefaultPolicy())
 	cell := cellOf(cmp, "w", "output_throughput")
-	if cell.Outcome != Inconclusive || cmp.Verdict != Inconclusive || len(cell.Warnings) == 0 {
+	// A throughput that falls to zero is a regression (zero.go), never
+	// an inconclusive cell that lets the gate pass.
+	if cell.Outcome != Regression || cmp.Verdict != Regression || len(cell.Warnings) == 0 {
 		t.Errorf("zero throughput: %v, verdict %s", cell, cmp.Verdict)
 	}
 }
