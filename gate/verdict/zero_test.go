@@ -79,11 +79,11 @@ func TestZeros(t *testing.T) {
 		},
 		{
 			// One such trial is excluded with its reason; the rest compare.
-			name:     "latency zero in one baseline trial",
-			base:     map[string][]float64{"request_goodput": five(8), "tpot_ms.p50": five(12), "e2el_ms.p99": some(900, 1)},
-			cand:     map[string][]float64{"request_goodput": five(8), "tpot_ms.p50": five(12), "e2el_ms.p99": five(900)},
-			metric:   "tpot_ms.p50",
-			outcome:  Pass, verdict: Pass,
+			name:    "latency zero in one baseline trial",
+			base:    map[string][]float64{"request_goodput": five(8), "tpot_ms.p50": five(12), "e2el_ms.p99": some(900, 1)},
+			cand:    map[string][]float64{"request_goodput": five(8), "tpot_ms.p50": five(12), "e2el_ms.p99": five(900)},
+			metric:  "tpot_ms.p50",
+			outcome: Pass, verdict: Pass,
 			excluded: "e2el_ms.p99 is 0 ms",
 		},
 		{
