@@ -95,7 +95,9 @@ func runCompare(s *Streams, o compareOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	c, err := verdict.Compare(base, cand, p, verdict.Look{Index: 1, Max: 1})
+	// Results of a gate that took extra looks are judged at that gate's
+	// look alpha, as gate --from judges them (verdict.LookOf).
+	c, err := verdict.Compare(base, cand, p, verdict.LookOf(cand, p))
 	if err != nil {
 		return exitf(ExitInvalid, "compare: %w", err)
 	}

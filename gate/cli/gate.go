@@ -274,9 +274,10 @@ func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.R
 	return r
 }
 
-// gateJudge compares results already on disk (perfgate merge output).
-// When workloads are configured, their cells are the expected set, so a
-// shard that never uploaded shows up as missing instead of vanishing.
+// gateJudge reads the results already on disk (perfgate merge output)
+// and judges them (pipeline.Judge). When workloads are configured, their
+// cells are the expected set, so a shard that never uploaded shows up as
+// missing instead of vanishing.
 func gateJudge(dir string, baselines []*result.Result, ms []*workload.Manifest, p verdict.Policy) (*pipeline.Outcome, error) {
 	srcs, err := merge.Read([]string{dir})
 	if err != nil {
@@ -286,34 +287,11 @@ func gateJudge(dir string, baselines []*result.Result, ms []*workload.Manifest, 
 	if err != nil {
 		return nil, fmt.Errorf("--from: %w", err)
 	}
-	out := &pipeline.Outcome{}
+	var results []*result.Result
 	for _, m := range merged {
-		out.Results = append(out.Results, m.Result)
+		results = append(results, m.Result)
 	}
-	base := baselines
-	if len(ms) > 0 {
-		want := map[string]bool{}
-		for _, m := range ms {
-			want[m.Cell] = true
-		}
-		base = nil
-		for _, b := range baselines {
-			if want[b.Workload.Cell] {
-				base = append(base, b)
-			}
-		}
-	}
-	out.Comparison, err = verdict.Compare(base, out.Results, p, verdict.Look{})
-	if err != nil {
-		return nil, err
-	}
-	out.Looks = 1
-	for _, r := range out.Results {
-		if !r.Complete && out.RunErr == nil {
-			out.RunErr = fmt.Errorf("%s: incomplete run: %s", r.Workload.Cell, r.IncompleteReason)
-		}
-	}
-	return out, nil
+	return pipeline.Judge(results, baselines, ms, p)
 }
 
 // gateBaselines reads baselines/<profile>/*.json. A missing directory is
