@@ -15,7 +15,7 @@ import (
 
 // TestGateGoodputFallsToZero is issue 14's defect 1 end to end: a gate on
 // request_goodput and tpot_ms.p50 (PERFGATE_POLICY_GATED) with a TTFT SLO
-// of 60 ms, against a candidate whose first token comes 100 ms late, so
+// of 300 ms, against a candidate whose first token comes 600 ms late, so
 // every request misses the SLO and request_goodput is 0 in every trial.
 // That is the largest possible regression: exit 1, named on the first
 // line, never INCONCLUSIVE ±0.0 % and exit 0.
@@ -48,14 +48,20 @@ func TestGateGoodputFallsToZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := r.Samples("request_goodput"); len(g) != 3 || g[0] <= 0 {
-		t.Fatalf("baseline request_goodput %v: want 3 positive trials", g)
+	g := r.Samples("request_goodput")
+	if len(g) < 2 {
+		t.Fatalf("baseline request_goodput %v: want at least 2 valid trials", g)
+	}
+	for _, v := range g {
+		if v <= 0 {
+			t.Fatalf("baseline request_goodput %v: the simulator missed a 300 ms TTFT SLO with every request of a trial", g)
+		}
 	}
 	if err := result.Write(filepath.Join(baselines, "e2e", "slo.json"), r); err != nil {
 		t.Fatal(err)
 	}
 
-	if err := srv.Update(func(c *sim.Config) { c.FirstTokenDelay = sim.Duration(100 * time.Millisecond) }); err != nil {
+	if err := srv.Update(func(c *sim.Config) { c.FirstTokenDelay = sim.Duration(600 * time.Millisecond) }); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := gate("late")
