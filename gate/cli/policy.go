@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
@@ -27,14 +28,14 @@ func configPolicy(l *config.Loaded, allowMissing, allowMismatch bool) (verdict.P
 	}
 	p, err := verdict.FromConfig(pc)
 	if err != nil {
-		where := l.Source("policy.gated")
-		if where == "default" {
-			where = l.Source("policy.tolerances")
+		// FromConfig's errors start with the key they are about.
+		key := "policy.alpha"
+		for _, k := range []string{"policy.gated", "policy.tolerances"} {
+			if strings.HasPrefix(err.Error(), k) {
+				key = k
+			}
 		}
-		if where == "default" {
-			where = l.Source("policy.alpha")
-		}
-		return p, fmt.Errorf("%s: %w", where, err)
+		return p, fmt.Errorf("%s: %w", l.Source(key), err)
 	}
 	return p, nil
 }
