@@ -16,19 +16,19 @@ import (
 // must never leave a gated cell untested and the gate passing:
 //
 //   - A higher-is-better metric (a throughput, request_goodput) that falls
-//     to zero in some candidate trial while the baseline never did fell in
-//     its worse direction as far as it can: a regression, certain (p = 0),
+//     to zero (in some candidate trial while in no baseline trial, or in
+//     every candidate trial while not in every baseline trial) fell in its
+//     worse direction as far as it can: a regression, certain (p = 0),
 //     counted in the Holm family like any gated cell. request_goodput is 0
 //     when every request of a trial misses the workload's SLO.
-//   - The mirror image, a baseline zero the candidate no longer has, is an
-//     improvement.
+//   - The mirror image, rising from zero, is an improvement.
 //   - A latency that cannot be zero (TTFT and E2EL are measured from the
 //     request's send to a token that arrived after it) is broken data in
 //     its better direction: the trial carrying it is invalid with that
 //     reason (see dropImpossible), so an arm made of such trials is not
 //     compared and the gate cannot pass.
 //
-// Zeros in both arms, and zeros of lower-is-better metrics that can be
+// Other mixes of zeros in both arms, and zeros of lower-is-better metrics that can be
 // zero (failed counts, client queueing, a TPOT of single-token outputs),
 // leave the cell inconclusive with a warning, as before.
 
@@ -100,8 +100,12 @@ func (pc *pendingCell) testZero(p *Policy) (pWorse, pBetter float64, ok bool) {
 	bv, cv := c.Baseline.Values, c.Candidate.Values
 	zb, zc := countZeros(bv), countZeros(cv)
 	higher := pc.sign < 0
+	// fell: zero in some candidate trial and in no baseline trial, or in
+	// every candidate trial and not in every baseline trial.
+	fell := (zc > 0 && zb == 0) || (zc == len(cv) && zb < len(bv))
+	rose := (zb > 0 && zc == 0) || (zb == len(bv) && zc < len(cv))
 	switch {
-	case higher && zc > 0 && zb == 0:
+	case higher && fell:
 		// Change is on the natural scale of the arithmetic means: -100 %
 		// when every candidate trial is zero. Worse is, as for every
 		// higher-is-better cell, baseline over candidate minus one, which
@@ -114,9 +118,9 @@ func (pc *pendingCell) testZero(p *Policy) (pWorse, pBetter float64, ok bool) {
 		c.CILow, c.CIHigh = c.Worse, c.Worse
 		c.PValue, c.PAdjusted = 0, 0
 		c.Outcome = Regression
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s is 0 in %d of %d candidate trials (baseline %s, never 0): a fall to zero is the largest possible regression", c.Metric, zc, len(cv), formatCentre(mean(bv), c.Unit)))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s is 0 in %d of %d candidate trials (baseline %s, 0 in %d of %d): a fall to zero is the largest possible regression", c.Metric, zc, len(cv), formatCentre(mean(bv), c.Unit), zb, len(bv)))
 		return 0, 1, true
-	case higher && zb > 0 && zc == 0:
+	case higher && rose:
 		// From zero a ratio is infinite; the arithmetic means give a
 		// finite change when only some baseline trials were zero.
 		if m := mean(bv); m > 0 {
@@ -126,7 +130,7 @@ func (pc *pendingCell) testZero(p *Policy) (pWorse, pBetter float64, ok bool) {
 		}
 		c.PValue, c.PAdjusted = 0, 0
 		c.Outcome = Improvement
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s was 0 in %d of %d baseline trials and is never 0 in the candidate: an improvement from zero", c.Metric, zb, len(bv)))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s was 0 in %d of %d baseline trials and is 0 in %d of %d candidate trials: an improvement from zero", c.Metric, zb, len(bv), zc, len(cv)))
 		return 1, 0, true
 	}
 	c.Outcome = Inconclusive

@@ -60,6 +60,24 @@ func TestZeros(t *testing.T) {
 			warning: "an improvement from zero",
 		},
 		{
+			// The baseline was already flaky, the candidate collapsed.
+			name:    "goodput zero in every candidate trial, some baseline trial",
+			base:    map[string][]float64{"request_goodput": some(8, 1), "tpot_ms.p50": five(12)},
+			cand:    map[string][]float64{"request_goodput": five(0), "tpot_ms.p50": five(12)},
+			metric:  "request_goodput",
+			outcome: Regression, verdict: Regression,
+			warning: "0 in 1 of 5",
+		},
+		{
+			// Zeros in some trials of both arms: no ratio, no claim.
+			name:    "some zeros in both arms",
+			base:    map[string][]float64{"request_goodput": some(8, 1), "tpot_ms.p50": five(12)},
+			cand:    map[string][]float64{"request_goodput": some(8, 2), "tpot_ms.p50": five(12)},
+			metric:  "request_goodput",
+			outcome: Inconclusive, verdict: Inconclusive,
+			warning: "zero value",
+		},
+		{
 			// Zero in both arms: no ratio, no claim either way.
 			name:    "zero in both arms",
 			base:    map[string][]float64{"request_goodput": five(0), "tpot_ms.p50": five(12)},
