@@ -47,7 +47,9 @@ baseline without --allow-missing, a different GPU or model without
 
 The policy (policy.alpha, policy.gated, policy.tolerances) is read from
 perfgate.yaml (or --config) and PERFGATE_POLICY_* as perfgate gate reads it,
-so compare and gate --from judge the same files alike.`,
+so compare and gate --from judge the same files alike. Results written by a
+gate that took extra looks are judged at the look they record, at that
+look's share of alpha.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(s, o)

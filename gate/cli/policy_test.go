@@ -3,10 +3,12 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // TestCompareAndGateFromAgree judges the same files with `perfgate compare
@@ -77,5 +79,20 @@ func TestCompareAndGateFromAgree(t *testing.T) {
 	}
 	if code, out, errOut := runCLI("compare", "--config", empty, "--baseline", baseDir, "--candidate", candDir); code != ExitRegression {
 		t.Errorf("compare under the default policy: exit %d, want 1 (ttft_ms.p50 +20 %%)\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestBaselineRequirementsFollowPolicy: baseline update's defaults are the
+// verdict's own thresholds, not a copy of their numbers that can drift.
+func TestBaselineRequirementsFollowPolicy(t *testing.T) {
+	cmd := newBaselineUpdateCmd(&Streams{})
+	p := verdict.DefaultPolicy()
+	for flag, want := range map[string]string{
+		"min-trials":        strconv.Itoa(p.MinTrials),
+		"max-invalid-share": strconv.FormatFloat(p.MaxInvalidShare, 'g', -1, 64),
+	} {
+		if got := cmd.Flags().Lookup(flag).DefValue; got != want {
+			t.Errorf("--%s defaults to %s, the verdict's threshold is %s", flag, got, want)
+		}
 	}
 }
