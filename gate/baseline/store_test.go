@@ -40,7 +40,7 @@ func prov() result.Provenance {
 func TestUpdateWritesBaselinesAndHistory(t *testing.T) {
 	s := Store{Root: t.TempDir()}
 	runs := []Run{{"out/b.json", run("chat@c16", 5, 0)}, {"out/a.json", run("short", 4, 1)}}
-	paths, err := s.Update("h100", runs, prov(), testRequirements)
+	paths, err := s.Update("h100", runs, prov(), DefaultRequirements())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestUpdateWritesBaselinesAndHistory(t *testing.T) {
 	}
 	// Stable: promoting the same run again gives the same bytes.
 	first, _ := os.ReadFile(want[0])
-	if _, err := s.Update("h100", runs[:1], prov(), testRequirements); err != nil {
+	if _, err := s.Update("h100", runs[:1], prov(), DefaultRequirements()); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := os.ReadFile(want[0])
@@ -96,7 +96,7 @@ func TestUpdateRefuses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		s := Store{Root: t.TempDir()}
-		_, err := s.Update("p", tc.runs, prov(), testRequirements)
+		_, err := s.Update("p", tc.runs, prov(), DefaultRequirements())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
@@ -147,8 +147,3 @@ func FuzzParseHistory(f *testing.F) {
 		}
 	})
 }
-
-// testRequirements are those perfgate baseline update uses by default
-// (verdict.DefaultPolicy's MinTrials and MaxInvalidShare, which the store
-// does not import).
-var testRequirements = Requirements{MinTrials: 3, MaxInvalidShare: 0.25}
