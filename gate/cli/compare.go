@@ -93,10 +93,11 @@ func runCompare(s *Streams, o compareOptions) error {
 	for _, w := range l.Warnings {
 		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
 	}
-	p, err := configPolicy(l, o.allowMissing, o.allowMismatch)
+	p, err := gatePolicy(l)
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	p.AllowMissing, p.AllowMismatch = o.allowMissing, o.allowMismatch
 	// Results of a gate that took extra looks are judged at that gate's
 	// look alpha, as gate --from judges them (verdict.LookOf).
 	c, err := verdict.Compare(base, cand, p, verdict.LookOf(cand, p))

@@ -117,10 +117,12 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
 	}
 	cfg := l.Config
-	policy, err := configPolicy(l, o.allowMissing, o.allowMismatch)
+	policy, err := gatePolicy(l)
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	policy.AllowMissing = policy.AllowMissing || o.allowMissing
+	policy.AllowMismatch = policy.AllowMismatch || o.allowMismatch
 	baseDir := filepath.Join(cfg.Baselines, cfg.Profile)
 	baselines, err := gateBaselines(baseDir)
 	if err != nil {

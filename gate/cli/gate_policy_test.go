@@ -10,9 +10,9 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// TestConfigPolicy checks what the judging commands make of the
+// TestGatePolicy checks what the judging commands make of the
 // configuration's policy keys (verdict.FromConfig owns the meaning).
-func TestConfigPolicy(t *testing.T) {
+func TestGatePolicy(t *testing.T) {
 	load := func(t *testing.T, yaml string) *config.Loaded {
 		t.Helper()
 		p := filepath.Join(t.TempDir(), "perfgate.yaml")
@@ -35,7 +35,7 @@ func TestConfigPolicy(t *testing.T) {
 	}
 
 	// Nothing set: the verdict's own defaults, not the config's default alpha.
-	p, err := configPolicy(load(t, "profile: x\n"), false, false)
+	p, err := gatePolicy(load(t, "profile: x\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestConfigPolicy(t *testing.T) {
 	}
 
 	// Set explicitly: alpha, the gated list, and a tolerance.
-	p, err = configPolicy(load(t, "policy:\n  alpha: 0.02\n  gated: [tpot_ms.p50, success_rate]\n  tolerances: {tpot_ms.p50: 0.05, ttft_ms.p99: 0.1}\n"), false, false)
+	p, err = gatePolicy(load(t, "policy:\n  alpha: 0.02\n  gated: [tpot_ms.p50, success_rate]\n  tolerances: {tpot_ms.p50: 0.05, ttft_ms.p99: 0.1}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestConfigPolicy(t *testing.T) {
 	}
 
 	// An invalid value names where it was set.
-	_, err = configPolicy(load(t, "policy:\n  tolerances: {tpot_ms.p50: 0}\n"), false, false)
+	_, err = gatePolicy(load(t, "policy:\n  tolerances: {tpot_ms.p50: 0}\n"))
 	if err == nil || !strings.Contains(err.Error(), "perfgate.yaml:2") || !strings.Contains(err.Error(), "policy.tolerances.tpot_ms.p50") {
 		t.Errorf("zero tolerance: %v, want it refused at perfgate.yaml:2", err)
 	}

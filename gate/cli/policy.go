@@ -9,20 +9,16 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// configPolicy is the verdict policy of a loaded configuration, for every
-// command that judges (gate, gate --from, compare): the settings the user
-// set (file, environment or flag) handed to verdict.FromConfig, which owns
-// what they mean. Only settings set explicitly are passed, so the
-// verdict's documented defaults hold for the rest. An error names where
-// the offending key was set.
-func configPolicy(l *config.Loaded, allowMissing, allowMismatch bool) (verdict.Policy, error) {
+// gatePolicy is the verdict policy of a loaded configuration, for every
+// command that judges (gate, gate --from, compare, and those that predict
+// or screen for the gate): the settings the user set (file, environment or
+// flag) handed to verdict.FromConfig, which owns what they mean. Only
+// settings set explicitly are passed, so the verdict's documented defaults
+// hold for the rest. An error names where the offending key was set. The
+// --allow-missing and --allow-mismatch flags are the caller's to add.
+func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
 	c := l.Config.Policy
-	pc := verdict.PolicyConfig{
-		Gated:         c.Gated,
-		Tolerances:    c.Tolerances,
-		AllowMissing:  allowMissing,
-		AllowMismatch: allowMismatch,
-	}
+	pc := verdict.PolicyConfig{Gated: c.Gated, Tolerances: c.Tolerances}
 	if l.Source("policy.alpha") != "default" {
 		pc.Alpha = c.Alpha
 	}

@@ -26,9 +26,6 @@ type PolicyConfig struct {
 	// PERFGATE_POLICY_GATED for one run) is not undone by the tolerances
 	// a shared perfgate.yaml lists.
 	Tolerances map[string]float64
-	// AllowMissing and AllowMismatch are the --allow-missing and
-	// --allow-mismatch flags.
-	AllowMissing, AllowMismatch bool
 }
 
 // FromConfig returns DefaultPolicy with c applied, validated. Errors name
@@ -39,7 +36,6 @@ func FromConfig(c PolicyConfig) (Policy, error) {
 	if c.Alpha != 0 {
 		p.Alpha = c.Alpha
 	}
-	p.AllowMissing, p.AllowMismatch = c.AllowMissing, c.AllowMismatch
 	byID := map[string]Rule{}
 	for _, r := range p.Rules {
 		byID[r.Metric] = r
