@@ -70,7 +70,9 @@ func (c Components) SE(d Design) (se, df float64) {
 }
 
 // Prediction is what a gate with Design can resolve at this noise, on the
-// test scale (log units for relative metrics).
+// test scale (log units for relative metrics). SE and DF are those the gate
+// will test with (see levels): the within term on the gate's own trials,
+// the between term known.
 type Prediction struct {
 	SE, DF float64
 	// MDE is (t_{1-CellAlpha} + t_{Power})·SE: the change whose test is
@@ -110,16 +112,15 @@ const (
 // log1p(tolerance) for relative metrics).
 func (c Components) Predict(d Design, tol float64) Prediction {
 	var p Prediction
-	p.SE, p.DF = c.SE(d)
-	p.MDE, p.PassTolerance, _ = c.levels(d)
+	p.MDE, p.PassTolerance, p.SE, p.DF = c.levels(d)
 	tPow := verdict.TQuantile(d.Power, p.DF)
 	p.Detectable = math.Max(p.MDE, tol+tPow*p.SE)
-	inf := Components{Between: c.Between, BetweenDF: c.BetweenDF}
+	inf := Components{Between: c.Between}
 	fd := d
 	fd.BaselineSessions = math.MaxInt32
-	p.Floor, _, _ = inf.levels(fd)
+	p.Floor, _, _, _ = inf.levels(fd)
 	reaches := func(d Design) bool {
-		mde, pass, _ := c.levels(d)
+		mde, pass, _, _ := c.levels(d)
 		return mde <= tol && pass <= tol
 	}
 	for n := 2; n <= MaxTrials; n++ {
@@ -141,12 +142,22 @@ func (c Components) Predict(d Design, tol float64) Prediction {
 	return p
 }
 
-// levels returns the MDE and the pass tolerance of design d.
-func (c Components) levels(d Design) (mde, pass, se float64) {
-	se, df := c.SE(d)
+// levels returns the MDE and the pass tolerance of design d. The gate
+// measures the within-session spread from its own trials, so the within
+// term gets their degrees of freedom, n_c + n_b - 2; the between-session
+// variance is taken as known (as a prior), because the point is what the
+// gate resolves if the noise is what calibration says. With few restarts
+// that variance is itself uncertain: its own degrees of freedom are shown
+// beside it, and predictions from K = 3 are rough.
+func (c Components) levels(d Design) (mde, pass, se, df float64) {
+	g := Components{Within: c.Within, WithinDF: float64(max(d.CandidateTrials, 1) + max(d.BaselineTrials, 1) - 2), Between: c.Between}
+	if c.Within == 0 {
+		g.WithinDF = 0
+	}
+	se, df = g.SE(d)
 	mde = (verdict.TQuantile(1-d.CellAlpha, df) + verdict.TQuantile(d.Power, df)) * se
 	pass = (verdict.TQuantile(1-d.PassAlpha, df) + verdict.TQuantile(d.PassRate, df)) * se
-	return mde, pass, se
+	return mde, pass, se, df
 }
 
 // CV converts a variance on the test scale to the coefficient of variation

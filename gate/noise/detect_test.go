@@ -33,40 +33,35 @@ func TestSE(t *testing.T) {
 	}
 }
 
-// TestPredictByHand: with within-session noise only and known variances
-// the quantiles are normal, and the trials needed follow in closed form.
+// TestPredictByHand: the gate tests the within-session spread on its own
+// 2n-2 degrees of freedom, the between-session variance known; the levels
+// and the trials and sessions needed follow from t tables.
 func TestPredictByHand(t *testing.T) {
 	const w = 0.02 * 0.02
-	c := Components{Within: w}
+	c := Components{Within: w, WithinDF: 100} // the calibration's df does not enter
 	tol := math.Log1p(0.03)
 	p := c.Predict(design(5), tol)
-	zA, zP, z9 := 2.3263478740408408, 0.8416212335729143, 1.2815515655446004
+	// df 8: t_0.99 = 2.896, t_0.8 = 0.8889, t_0.9 = 1.397.
+	tA, tP, t9 := 2.896459, 0.888890, 1.396815
 	se := math.Sqrt(w * 2 / 5)
-	if !near(p.SE, se, 1e-12) || !near(p.MDE, (zA+zP)*se, 1e-6) || !near(p.PassTolerance, 2*z9*se, 1e-6) {
-		t.Errorf("SE %v MDE %v pass %v; want %v %v %v", p.SE, p.MDE, p.PassTolerance, se, (zA+zP)*se, 2*z9*se)
+	if !near(p.SE, se, 1e-12) || p.DF != 8 || !near(p.MDE, (tA+tP)*se, 1e-5) || !near(p.PassTolerance, 2*t9*se, 1e-5) {
+		t.Errorf("SE %v df %v MDE %v pass %v; want %v 8 %v %v", p.SE, p.DF, p.MDE, p.PassTolerance, se, (tA+tP)*se, 2*t9*se)
 	}
-	if want := math.Max(p.MDE, tol+zP*se); !near(p.Detectable, want, 1e-6) {
+	if want := math.Max(p.MDE, tol+tP*se); !near(p.Detectable, want, 1e-6) {
 		t.Errorf("detectable %v, want %v", p.Detectable, want)
 	}
-	// MDE <= tol: sqrt(2w/n)·(zA+zP) <= log(1.03), n >= 2w((zA+zP)/tol)²
-	// = 9.19, so 10 trials; the pass rule alone needs 7.
-	if p.Trials != 10 || p.Floor != 0 {
-		t.Errorf("trials %d floor %v, want 10 and 0", p.Trials, p.Floor)
+	// n = 10 (df 18): (2.552+0.862)·0.02·sqrt(2/10) = 3.05 % > log(1.03)
+	// = 2.96 %; n = 11 (df 20): (2.528+0.860)·0.02·sqrt(2/11) = 2.89 %.
+	// Baseline sessions shrink only the baseline's term, and the
+	// candidate's (3.785·0.02/sqrt(5) = 3.39 %) is already too big.
+	if p.Trials != 11 || p.Sessions != 0 || p.Floor != 0 {
+		t.Errorf("trials %d sessions %d floor %v, want 11, 0, 0", p.Trials, p.Sessions, p.Floor)
 	}
-	// More baseline sessions shrink only the baseline's term: SE² =
-	// w(1 + 1/m)/5, and (zA+zP)·0.02·sqrt((1+1/m)/5) <= log(1.03) needs
-	// 1/m <= 0.0883, so m = 12.
-	m := p.Sessions
-	if m != 12 {
-		t.Fatalf("sessions %d, want 12", m)
-	}
-	for _, k := range []int{m - 1, m} {
-		d := design(5)
-		d.BaselineSessions = k
-		mde, pass, _ := c.levels(d)
-		if got := mde <= tol && pass <= tol; got != (k == m) {
-			t.Errorf("%d sessions: reaches %v", k, got)
-		}
+	// At within CV 1.5 %: 3.785·0.015·sqrt((1+1/m)/5) <= 2.96 % needs
+	// 1 + 1/m <= 1.355, so m = 3 baseline sessions.
+	c = Components{Within: 0.015 * 0.015}
+	if p := c.Predict(design(5), tol); p.Sessions != 3 {
+		t.Errorf("within 1.5 %%: sessions %d, want 3", p.Sessions)
 	}
 }
 
