@@ -65,8 +65,8 @@ func WriteText(w io.Writer, t *Table) error {
 			mark, truncated = "*", true
 		}
 		p := r.Prediction
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s (%.1f)\t%d\t%s\t%s\t%s\t%s\n", r.Cell, r.Label,
-			spread(r.Estimate.WithinVar, r.Absolute), spread(r.Estimate.BetweenVar, r.Absolute), mark, r.Estimate.BetweenDF,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s (%s)\t%d\t%s\t%s\t%s\t%s\n", r.Cell, r.Label,
+			spread(r.Estimate.WithinVar, r.Absolute), spread(r.Estimate.BetweenVar, r.Absolute), mark, dfText(r.Estimate.BetweenDF),
 			r.Trials, change(p.Detectable, r.Absolute), change(p.PassTolerance, r.Absolute),
 			plain(r.Tolerance, r.Absolute), reach(r))
 	}
@@ -131,4 +131,14 @@ func plain(tol float64, absolute bool) string {
 		return fmt.Sprintf("%.2f pt", 100*tol)
 	}
 	return fmt.Sprintf("%.1f %%", 100*tol)
+}
+
+// dfText shows degrees of freedom with one decimal, or two significant
+// digits below 1 (a Satterthwaite df of 0.04 is not 0, which means
+// unknown).
+func dfText(df float64) string {
+	if df < 1 {
+		return fmt.Sprintf("%.2g", df)
+	}
+	return fmt.Sprintf("%.1f", df)
 }

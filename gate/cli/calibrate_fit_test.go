@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/noise"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+// TestCalibrateFit: per session, the valid trials of each metric form one
+// group; the noise file gets every metric with a direction (not counts),
+// on the verdict's scale, and the table only the gated ones. Invalid
+// trials are left out, and a metric that cannot be fitted is a note.
+func TestCalibrateFit(t *testing.T) {
+	m := &workload.Manifest{Cell: "chat", Hash: "h-chat", Trials: workload.TrialBudget{Min: 4, Max: 4}}
+	tpot := [][]float64{{10, 10.2, 9.9}, {11, 11.1, 10.8}, {9.5, 9.6, 9.4}}
+	var sessions []map[string]*result.Result
+	for i, vals := range tpot {
+		r := &result.Result{Schema: result.Schema, Workload: result.Workload{Cell: "chat", Hash: "h-chat"}, Complete: true}
+		for j, v := range vals {
+			ttft := 50.0
+			if i == 0 && j == 0 {
+				ttft = 0 // no log: the metric is not fitted
+			}
+			r.Trials = append(r.Trials, result.Trial{Index: j, Valid: true, Values: map[string]float64{
+				"tpot_ms.p50": v, "ttft_ms.p50": ttft, "success_rate": 1 - 0.001*float64(i+j), "completed": 16}})
+		}
+		// An invalid trial's wild value never enters the fit.
+		r.Trials = append(r.Trials, result.Trial{Index: 3, Valid: false, Values: map[string]float64{"tpot_ms.p50": 1000}})
+		sessions = append(sessions, map[string]*result.Result{"chat": r})
+	}
+	fit := calibrateFit([]*workload.Manifest{m}, sessions, verdict.DefaultPolicy(), 0)
+	cell := fit.cells["chat"]
+	if cell.WorkloadHash != "h-chat" || len(cell.Metrics) != 2 {
+		t.Fatalf("cell %+v, want tpot_ms.p50 and success_rate only", cell)
+	}
+	var groups [][]float64
+	for _, vals := range tpot {
+		x, _ := noise.Scale(vals, false)
+		groups = append(groups, x)
+	}
+	want, _ := noise.OneWay(groups)
+	got := cell.Metrics["tpot_ms.p50"]
+	if got.Scale != "log" || math.Abs(got.WithinVar-want.WithinVar) > 1e-15 || math.Abs(got.BetweenVar-want.BetweenVar) > 1e-15 ||
+		got.BetweenDF != want.BetweenDF || got.Sessions != 3 || got.Trials != 9 {
+		t.Errorf("tpot_ms.p50 %+v, want the fit %+v", got, want)
+	}
+	if sr := cell.Metrics["success_rate"]; sr.Scale != "absolute" {
+		t.Errorf("success_rate on scale %q", sr.Scale)
+	}
+	tb := fit.table
+	if len(tb.Rows) != 2 || tb.Family != 2 || tb.Rows[0].Trials != 4 || tb.CellAlpha != 0.01/3/2 {
+		t.Errorf("table: %d rows, family %d, trials %d, cell alpha %v", len(tb.Rows), tb.Family, tb.Rows[0].Trials, tb.CellAlpha)
+	}
+	if len(tb.Notes) != 1 || !strings.Contains(tb.Notes[0], "chat: ttft_ms.p50: session 1 has a value <= 0") {
+		t.Errorf("notes %q", tb.Notes)
+	}
+	// --gate-trials (policy.min_trials) overrides the workload's trials.min.
+	if fit := calibrateFit([]*workload.Manifest{m}, sessions, verdict.DefaultPolicy(), 7); fit.table.Rows[0].Trials != 7 {
+		t.Errorf("gate trials %d, want 7", fit.table.Rows[0].Trials)
+	}
+}
