@@ -46,6 +46,7 @@ func TestImportDirection(t *testing.T) {
 		{"gate/loadgen", []string{mod + "gate/verdict", mod + "gate/report"}, "measuring never depends on judging"},
 		{"gate/sim", []string{mod + "gate/sse", mod + "gate/loadgen"}, "the simulator shares no protocol code with the client, so each catches the other's mistakes"},
 		{"gate/sse", []string{mod + "gate/sim"}, "the client shares no protocol code with the simulator"},
+		{"gate/noise", []string{"os", "net/http", mod + "gate/baseline", mod + "gate/loadgen", mod + "gate/server"}, "the noise estimator is pure arithmetic shared by calibrate and the history; the store's files are gate/baseline's"},
 	}
 	for pkg, deps := range graph {
 		rel := strings.TrimPrefix(pkg, mod)
