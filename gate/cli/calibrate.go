@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,6 +194,8 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 		fmt.Fprintf(s.Err, "calibrate: session %d of %d\n", i, k)
 		launch.Log = calibrateLog(cfg.Server.Log, dir, i)
 		got := map[string]*result.Result{}
+		var last *result.Result
+		var lastPath string
 		err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
 			lc := loadgen.Config{
 				URL: info.URL, APIKey: runAPIKey(), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
@@ -206,7 +209,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 					if werr := result.Write(path, res); werr != nil {
 						return fmt.Errorf("calibrate: %w", werr)
 					}
-					got[m.Cell] = res
+					got[m.Cell], last, lastPath = res, res, path
 				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", m.Cell, err)
@@ -216,11 +219,23 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 			return nil
 		})
 		if err != nil {
-			if tail, died := server.Failed(err); died && tail != "" {
-				fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
+			if tail, died := server.Failed(err); died {
+				// As perfgate run does: the cell the server cut short is
+				// kept, marked incomplete, with the end of the log.
+				if last != nil && !last.Complete {
+					last.Server.LogTail = tail
+					last.IncompleteReason = fmt.Sprintf("the server failed: %v (%s)", err, last.IncompleteReason)
+					if werr := result.Write(lastPath, last); werr != nil {
+						return nil, fmt.Errorf("calibrate: %w", werr)
+					}
+				}
+				if tail != "" {
+					fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
+				}
 			}
-			if ee, ok := err.(*ExitError); ok {
-				return nil, ee
+			var ee *ExitError
+			if errors.As(err, &ee) {
+				return nil, err
 			}
 			return nil, exitf(ExitRunFailed, "calibrate: session %d of %d: %w; the results so far are in %s", i, k, err, cfg.Output)
 		}

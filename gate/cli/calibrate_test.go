@@ -173,3 +173,31 @@ func TestCalibrateRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateServerDiesMidSession: a server that crashes during a
+// session ends the calibration (exit 3) without a noise file; the cut-short
+// cell is kept, incomplete, with the end of the server's log.
+func TestCalibrateServerDiesMidSession(t *testing.T) {
+	exe := runServerCmd(t) // skips under -short
+	dir := t.TempDir()
+	out, base := filepath.Join(dir, "out"), filepath.Join(dir, "baselines")
+	// decode-a: 1 warmup + 16 requests per trial; request 25 is in trial 2.
+	args := []string{"calibrate", "--workloads", "testdata/gate/decode-a.yaml", "--server-cmd", exe,
+		"--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", "CLI_TEST_SIM_DIE_AFTER=25",
+		"--restarts", "3", "--trials", "3", "-o", out, "--baselines", base, "--profile", "p", "--max-dispatch-lag-ms", "1000"}
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	if code != ExitRunFailed || !strings.Contains(stderr.String(), "session 1 of 3") || !strings.Contains(stderr.String(), "simulated engine crash") {
+		t.Fatalf("exit %d, want 3 naming the session and the crash\nstderr:\n%s", code, stderr.String())
+	}
+	r, err := result.Read(filepath.Join(out, "session-01", "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Complete || !strings.Contains(r.Server.LogTail, "simulated engine crash") {
+		t.Errorf("complete=%v log tail %q; want incomplete with the crash", r.Complete, r.Server.LogTail)
+	}
+	if _, err := (baseline.Store{Root: base}).ReadNoise("p"); !os.IsNotExist(err) {
+		t.Errorf("noise file after a failed calibration: %v", err)
+	}
+}
