@@ -89,6 +89,36 @@ func sampleVar(x []float64) float64 {
 func TestCalibrateRecoversSessionNoise(t *testing.T) {
 	exe := runServerCmd(t) // skips under -short
 	seeds, realised := calibrateSeeds(0.03, 0.025, 0.05)
+	// The simulator runs in real time, and a shared test machine now and
+	// then stalls a trial for long enough to swamp three sessions' worth
+	// of offsets. A calibration whose own within-session spread shows such
+	// a disturbance (TPOT p50 sd above 3 %, where an undisturbed run shows
+	// 0.5-1 %) says nothing about the between-session estimate, so it is
+	// repeated, at most three times.
+	for attempt := 1; attempt <= 3; attempt++ {
+		m := calibrateOnce(t, exe, seeds)
+		between, within := math.Sqrt(m.BetweenVar), math.Sqrt(m.WithinVar)
+		t.Logf("attempt %d: tpot_ms.p50 between-session sd %.4f (realised offsets %.4f), within %.4f, between df %.2f",
+			attempt, between, realised, within, m.BetweenDF)
+		if within > 0.03 {
+			continue
+		}
+		// TPOT p50 (a median over requests, robust to a stalled request)
+		// within a factor of 2.5 of the realised offsets: the right order,
+		// which is what three sessions can give.
+		if m.Sessions != 3 || m.Trials != 9 || between < realised/2.5 || between > 2.5*realised {
+			t.Errorf("tpot_ms.p50: between-session sd %.4f, want about the realised %.4f (%+v)", between, realised, m)
+		}
+		return
+	}
+	t.Fatal("three calibrations in a row had a disturbed within-session spread")
+}
+
+// calibrateOnce runs perfgate calibrate on the simulator with a per-start
+// decode offset of CV 3 % drawn from seeds, checks what it wrote, and
+// returns the noise of decode-a's TPOT p50.
+func calibrateOnce(t *testing.T, exe string, seeds []uint64) baseline.NoiseMetric {
+	t.Helper()
 	dir := t.TempDir()
 	out, base, logf := filepath.Join(dir, "out"), filepath.Join(dir, "baselines"), filepath.Join(dir, "server.log")
 	var list []string
@@ -134,14 +164,6 @@ func TestCalibrateRecoversSessionNoise(t *testing.T) {
 	if !ok || n.Restarts != 3 || n.TrialsPerRestart != 3 || cell.WorkloadHash == "" || n.Fingerprint["server.argv"] == "" {
 		t.Fatalf("noise file: %+v", n)
 	}
-	for _, id := range []string{"tpot_ms.p50", "tpot_ms.mean"} {
-		m := cell.Metrics[id]
-		between, within := math.Sqrt(m.BetweenVar), math.Sqrt(m.WithinVar)
-		t.Logf("%s: between-session sd %.4f (realised offsets %.4f), within %.4f, between df %.2f", id, between, realised, within, m.BetweenDF)
-		if m.Sessions != 3 || between < realised/2 || between > 2*realised {
-			t.Errorf("%s: between-session sd %.4f, want about the realised %.4f (%+v)", id, between, realised, m)
-		}
-	}
 	table := stdout.String()
 	for _, want := range []string{"calibration: 3 server starts x 3 trials each", "decode-a", "TPOT p50",
 		"noise file: " + baseline.Store{Root: base}.NoisePath("sim-test")} {
@@ -150,6 +172,7 @@ func TestCalibrateRecoversSessionNoise(t *testing.T) {
 		}
 	}
 	t.Logf("table:\n%s", table)
+	return cell.Metrics["tpot_ms.p50"]
 }
 
 // TestCalibrateRefuses: calibrate needs a server it launches itself, and

@@ -99,6 +99,9 @@ type Prediction struct {
 	// Sessions is the fewest baseline sessions (at the design's trials)
 	// that do the same; 0 when none up to MaxSessions does.
 	Sessions int
+	// BelowFloor says the tolerance is under Floor: no number of trials or
+	// baseline sessions reaches it.
+	BelowFloor bool
 }
 
 // MaxTrials and MaxSessions bound the searches of Predict.
@@ -119,6 +122,7 @@ func (c Components) Predict(d Design, tol float64) Prediction {
 	fd := d
 	fd.BaselineSessions = math.MaxInt32
 	p.Floor, _, _, _ = inf.levels(fd)
+	p.BelowFloor = tol < p.Floor
 	reaches := func(d Design) bool {
 		mde, pass, _, _ := c.levels(d)
 		return mde <= tol && pass <= tol

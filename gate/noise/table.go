@@ -21,6 +21,10 @@ type Table struct {
 	Family    int
 	CellAlpha float64
 	Rows      []Row
+	// AllPass is the probability that an unchanged build passes every row
+	// at once, were the rows' noise independent (the product of their
+	// PassProb).
+	AllPass float64
 	// Notes are the metrics that could not be estimated, and why.
 	Notes []string
 }
@@ -37,6 +41,9 @@ type Row struct {
 	Prediction Prediction
 	// Reached says the design already resolves the tolerance.
 	Reached bool
+	// PassProb is the probability that an unchanged build passes the row
+	// at its tolerance (Components.PassProbability).
+	PassProb float64
 }
 
 // Add fits nothing new: it predicts, for estimate e of (cell, metric) and
@@ -46,8 +53,15 @@ func (t *Table) Add(cell, metric, label string, absolute bool, e Estimate, d Des
 	c := e.Components()
 	ts := ScaleTolerance(tol, absolute)
 	p := c.Predict(d, ts)
+	pass := c.PassProbability(d, ts)
 	t.Rows = append(t.Rows, Row{Cell: cell, Metric: metric, Label: label, Absolute: absolute, Estimate: e,
-		Trials: d.CandidateTrials, Tolerance: tol, Prediction: p, Reached: p.MDE <= ts && p.PassTolerance <= ts})
+		Trials: d.CandidateTrials, Tolerance: tol, Prediction: p, Reached: p.MDE <= ts && p.PassTolerance <= ts, PassProb: pass})
+	if len(t.Rows) == 1 {
+		t.AllPass = 1
+	}
+	if !math.IsNaN(pass) {
+		t.AllPass *= pass
+	}
 }
 
 // WriteText renders the table with aligned columns and footnotes.
@@ -57,7 +71,7 @@ func WriteText(w io.Writer, t *Table) error {
 	fmt.Fprintf(&b, "predictions: the gate's trials per arm (n), a baseline from one session, alpha %g over %d look(s) and %d gated cell(s): %.2g per cell, power 80 %%\n\n",
 		t.Alpha, t.Looks, t.Family, t.CellAlpha)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "workload\tmetric\twithin CV\tbetween CV (df)\tn\tdetectable\tpasses 90 % at\ttolerance\tto reach the tolerance")
+	fmt.Fprintln(tw, "workload\tmetric\twithin CV\tbetween CV (df)\tn\tdetectable\tpasses 90 % at\ttolerance\tP(pass)\tto reach the tolerance")
 	truncated := false
 	for _, r := range t.Rows {
 		mark := ""
@@ -65,10 +79,10 @@ func WriteText(w io.Writer, t *Table) error {
 			mark, truncated = "*", true
 		}
 		p := r.Prediction
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s (%s)\t%d\t%s\t%s\t%s\t%s\n", r.Cell, r.Label,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s (%s)\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Cell, r.Label,
 			spread(r.Estimate.WithinVar, r.Absolute), spread(r.Estimate.BetweenVar, r.Absolute), mark, dfText(r.Estimate.BetweenDF),
 			r.Trials, change(p.Detectable, r.Absolute), change(p.PassTolerance, r.Absolute),
-			plain(r.Tolerance, r.Absolute), reach(r))
+			plain(r.Tolerance, r.Absolute), prob(r.PassProb), reach(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -76,6 +90,10 @@ func WriteText(w io.Writer, t *Table) error {
 	b.WriteString("\n")
 	b.WriteString("detectable: the smallest worsening found as a regression 80 % of the time (significant and beyond the tolerance)\n")
 	b.WriteString("passes 90 % at: the smallest tolerance at which an unchanged build passes 90 % of the time\n")
+	b.WriteString("P(pass): the probability that an unchanged build passes the row at its tolerance\n")
+	if len(t.Rows) > 0 {
+		fmt.Fprintf(&b, "an unchanged build passes all %d rows together with probability %s (were their noise independent)\n", len(t.Rows), prob(t.AllPass))
+	}
 	if truncated {
 		b.WriteString("* the between-session estimate came out negative and is set to 0: the sessions agreed better than their trials predict; more restarts make it firmer\n")
 	}
@@ -92,8 +110,10 @@ func reach(r Row) string {
 	switch {
 	case r.Reached:
 		return "reached"
-	case p.Trials == 0 && p.Sessions == 0:
+	case p.BelowFloor:
 		return fmt.Sprintf("not by trials or sessions: the session floor is %s", change(p.Floor, r.Absolute))
+	case p.Trials == 0 && p.Sessions == 0:
+		return fmt.Sprintf("more than %d trials per arm", MaxTrials)
 	}
 	var parts []string
 	if p.Trials > 0 {
@@ -141,4 +161,12 @@ func dfText(df float64) string {
 		return fmt.Sprintf("%.2g", df)
 	}
 	return fmt.Sprintf("%.1f", df)
+}
+
+// prob formats a probability as a percentage.
+func prob(p float64) string {
+	if math.IsNaN(p) {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f %%", 100*p)
 }
