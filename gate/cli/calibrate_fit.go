@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/perfgate/perfgate/gate/baseline"
@@ -83,6 +84,16 @@ func calibrateFit(ms []*workload.Manifest, sessions []map[string]*result.Result,
 		if len(cell.Metrics) > 0 {
 			out.cells[m.Cell] = cell
 		}
+		var gated []string
+		for _, r := range rows {
+			if r.cell == m.Cell {
+				gated = append(gated, r.id)
+			}
+		}
+		for _, k := range calibrateDisturbed(m.Cell, gated, sessions) {
+			out.table.Notes = append(out.table.Notes, fmt.Sprintf("%s: session %d: its trials spread more than %dx those of every other session in most gated metrics (a disturbed machine?); the estimates include it; rerun calibrate when the machine is quiet",
+				m.Cell, k, disturbedFactor))
+		}
 	}
 	t := &out.table
 	t.Alpha, t.Looks, t.Family = p.Alpha, max(p.MaxLooks, 1), max(len(rows), 1)
@@ -126,4 +137,78 @@ func sortedSet(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// disturbedFactor is how many times wider than every other session's a
+// session's spread must be, in most gated metrics, to be called disturbed.
+// A noisy neighbour or a stalled machine widens every latency metric of
+// the session it hits at once; for undisturbed sessions of 3 trials the
+// chance that one sample standard deviation exceeds another's tenfold is
+// about 1 %, and that it does so in most metrics at once far less.
+const disturbedFactor = 10
+
+// calibrateDisturbed returns the sessions (1-based) of cell whose trials
+// spread more than disturbedFactor times the widest other session's in
+// at least half (and at least 2) of the gated metrics ids.
+func calibrateDisturbed(cell string, ids []string, sessions []map[string]*result.Result) []int {
+	if len(sessions) < 2 || len(ids) == 0 {
+		return nil
+	}
+	wide := make([]int, len(sessions))
+	for _, id := range ids {
+		abs := verdict.Absolute(id)
+		sd := make([]float64, len(sessions))
+		for k, sess := range sessions {
+			sd[k] = -1
+			r := sess[cell]
+			if r == nil {
+				continue
+			}
+			var vals []float64
+			for _, t := range r.ValidTrials() {
+				if v, ok := t.Values[id]; ok {
+					vals = append(vals, v)
+				}
+			}
+			x, ok := noise.Scale(vals, abs)
+			if !ok || len(x) < 2 {
+				continue
+			}
+			sd[k] = sampleSD(x)
+		}
+		for k := range sd {
+			if sd[k] <= 0 {
+				continue
+			}
+			others := 0.0
+			for j := range sd {
+				if j != k {
+					others = math.Max(others, sd[j])
+				}
+			}
+			if others > 0 && sd[k] > disturbedFactor*others {
+				wide[k]++
+			}
+		}
+	}
+	var out []int
+	for k, n := range wide {
+		if n >= 2 && 2*n >= len(ids) {
+			out = append(out, k+1)
+		}
+	}
+	return out
+}
+
+func sampleSD(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	ss := 0.0
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt(ss / float64(len(x)-1))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -62,5 +63,38 @@ func TestCalibrateFit(t *testing.T) {
 	// --gate-trials (policy.min_trials) overrides the workload's trials.min.
 	if fit := calibrateFit([]*workload.Manifest{m}, sessions, verdict.DefaultPolicy(), 7); fit.table.Rows[0].Trials != 7 {
 		t.Errorf("gate trials %d, want 7", fit.table.Rows[0].Trials)
+	}
+}
+
+// TestCalibrateDisturbed: a session whose trials spread far wider than
+// every other session's in most gated metrics is named; a session that is
+// merely offset (between-session noise) or wide in one metric is not.
+func TestCalibrateDisturbed(t *testing.T) {
+	ids := []string{"tpot_ms.p50", "ttft_ms.p50", "e2el_ms.p50"}
+	mk := func(spread [3]float64, level float64) map[string]*result.Result {
+		r := &result.Result{Schema: result.Schema, Workload: result.Workload{Cell: "c", Hash: "h"}, Complete: true}
+		for j, d := range []float64{-1, 0, 1} {
+			v := map[string]float64{}
+			for i, id := range ids {
+				v[id] = level * (10 + d*spread[i])
+			}
+			r.Trials = append(r.Trials, result.Trial{Index: j, Valid: true, Values: v})
+		}
+		return map[string]*result.Result{"c": r}
+	}
+	calm := [3]float64{0.05, 0.1, 0.05}
+	for _, tc := range []struct {
+		name     string
+		sessions []map[string]*result.Result
+		want     string
+	}{
+		{"quiet", []map[string]*result.Result{mk(calm, 1), mk(calm, 1.05), mk(calm, 0.97)}, "[]"},
+		{"disturbed second session", []map[string]*result.Result{mk(calm, 1), mk([3]float64{3, 4, 0.06}, 1), mk(calm, 1)}, "[2]"},
+		{"offset, not wider", []map[string]*result.Result{mk(calm, 1), mk(calm, 3), mk(calm, 1)}, "[]"},
+		{"wide in one metric only", []map[string]*result.Result{mk(calm, 1), mk([3]float64{3, 0.1, 0.05}, 1), mk(calm, 1)}, "[]"},
+	} {
+		if got := fmt.Sprint(calibrateDisturbed("c", ids, tc.sessions)); got != tc.want {
+			t.Errorf("%s: disturbed sessions %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }
