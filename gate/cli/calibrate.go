@@ -137,6 +137,17 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFi
 	if len(ms) == 0 {
 		return exitf(ExitInvalid, "calibrate: no serving workloads to calibrate")
 	}
+	// Both destinations are checked before the first start: a calibration
+	// that measured for an hour and then could not write loses the hour.
+	release, err := outputDir("calibrate: --output", cfg.Output)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	defer release()
+	store := baseline.Store{Root: cfg.Baselines}
+	if err := calibrateWritable(filepath.Dir(store.NoisePath(cfg.Profile))); err != nil {
+		return exitf(ExitInvalid, "calibrate: --baselines: %w", err)
+	}
 	sessions, err := calibrateSessions(ctx, s, cfg, ms, lim)
 	if err != nil {
 		return err
@@ -160,7 +171,6 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFi
 		Fingerprint: first.Fingerprint, ServerVersion: first.Server.Version, GitSHA: os.Getenv("GITHUB_SHA"),
 		Cells: fit.cells,
 	}
-	store := baseline.Store{Root: cfg.Baselines}
 	path, err := store.WriteNoise(cfg.Profile, n)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
@@ -219,19 +229,16 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 			return nil
 		})
 		if err != nil {
-			if tail, died := server.Failed(err); died {
+			if f, failed := serveFailure(s, err); failed {
 				// As perfgate run does: the cell the server cut short is
 				// kept, marked incomplete, with the end of the log.
-				if last != nil && !last.Complete {
-					last.Server.LogTail = tail
-					last.IncompleteReason = fmt.Sprintf("the server failed: %v (%s)", err, last.IncompleteReason)
+				if last != nil && !last.Complete && !f.BeforeReady {
+					serveMarkFailed(last, f)
 					if werr := result.Write(lastPath, last); werr != nil {
 						return nil, fmt.Errorf("calibrate: %w", werr)
 					}
 				}
-				if tail != "" {
-					fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
-				}
+				return nil, exitf(ExitRunFailed, "calibrate: session %d of %d: %s; the results so far are in %s", i, k, f.Summary, cfg.Output)
 			}
 			var ee *ExitError
 			if errors.As(err, &ee) {
@@ -254,4 +261,17 @@ func calibrateLog(log, dir string, i int) string {
 	}
 	ext := filepath.Ext(log)
 	return fmt.Sprintf("%s.session-%02d%s", log[:len(log)-len(ext)], i, ext)
+}
+
+// calibrateWritable creates dir and proves a file can be written in it.
+func calibrateWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create %s for the noise file: %w", dir, err)
+	}
+	probe, err := os.CreateTemp(dir, ".perfgate-write-check-*")
+	if err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }

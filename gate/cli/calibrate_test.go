@@ -175,10 +175,15 @@ func calibrateOnce(t *testing.T, exe string, seeds []uint64) baseline.NoiseMetri
 	return cell.Metrics["tpot_ms.p50"]
 }
 
-// TestCalibrateRefuses: calibrate needs a server it launches itself, and
-// at least 3 sessions of 2 trials; each refusal names the setting.
+// TestCalibrateRefuses: calibrate needs a server it launches itself, at
+// least 3 sessions of 2 trials, and a writable noise file directory; each
+// refusal names the setting.
 func TestCalibrateRefuses(t *testing.T) {
 	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	common := []string{"calibrate", "--workloads", "testdata/gate/decode-a.yaml", "-o", dir, "--baselines", dir}
 	for _, tc := range []struct {
 		args []string
@@ -188,6 +193,8 @@ func TestCalibrateRefuses(t *testing.T) {
 		{[]string{"--server-cmd", "x", "--restarts", "2"}, "flag --restarts: calibrate.restarts: must be between 3 and 1000"},
 		{[]string{"--server-cmd", "x", "--trials", "1"}, "flag --trials: calibrate.trials: must be between 2 and 1000"},
 		{[]string{"--server-cmd", "x", "--profile", "../up"}, "flag --profile: profile:"},
+		// Checked before the first start, so "x" is never run.
+		{[]string{"--server-cmd", "x", "--baselines", notDir}, "calibrate: --baselines: cannot create " + filepath.Join(notDir, "default", "calibration")},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), append(append([]string{}, common...), tc.args...), Streams{Out: &stdout, Err: &stderr})
