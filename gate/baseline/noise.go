@@ -240,6 +240,23 @@ func (n *Noise) Priors(current map[string]string) (p verdict.Priors, stale []str
 	return p, stale
 }
 
+// CalibrationPriors reads profile's noise file and returns its priors for
+// the cells about to be compared (current: cell -> workload hash, see
+// Priors), the calibrated cells whose workload changed since, and the
+// file's path. A profile that was never calibrated gives nil priors and no
+// error: the verdict then applies its documented default.
+func (s Store) CalibrationPriors(profile string, current map[string]string) (p verdict.Priors, stale []string, path string, err error) {
+	n, err := s.ReadNoise(profile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, "", nil
+	}
+	if err != nil {
+		return nil, nil, "", err
+	}
+	p, stale = n.Priors(current)
+	return p, stale, s.NoisePath(profile), nil
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

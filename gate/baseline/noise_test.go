@@ -161,3 +161,23 @@ func FuzzParseNoise(f *testing.F) {
 		}
 	})
 }
+
+func TestCalibrationPriors(t *testing.T) {
+	s := Store{Root: t.TempDir()}
+	if p, stale, path, err := s.CalibrationPriors("sim-fast", nil); p != nil || stale != nil || path != "" || err != nil {
+		t.Errorf("uncalibrated: %v %v %q %v, want nothing and no error", p, stale, path, err)
+	}
+	if _, err := s.WriteNoise("sim-fast", sampleNoise()); err != nil {
+		t.Fatal(err)
+	}
+	p, stale, path, err := s.CalibrationPriors("sim-fast", map[string]string{"short": "h-short", "chat@c16": "changed"})
+	if err != nil || path != s.NoisePath("sim-fast") || len(p) != 1 || !reflect.DeepEqual(stale, []string{"chat@c16"}) {
+		t.Errorf("priors %v stale %v path %q err %v", p, stale, path, err)
+	}
+	if err := os.WriteFile(s.NoisePath("sim-fast"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := s.CalibrationPriors("sim-fast", nil); err == nil || !strings.Contains(err.Error(), "noise.json:1:") {
+		t.Errorf("broken file: %v", err)
+	}
+}
