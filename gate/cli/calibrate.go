@@ -38,7 +38,7 @@ var calibrateFlagKeys = map[string]string{
 	"output":        "output",
 	"restarts":      "calibrate.restarts",
 	"trials":        "calibrate.trials",
-	"gate-trials":   "policy.min_trials",
+	"gate-trials":   "trials.min",
 	"alpha":         "policy.alpha",
 }
 
@@ -61,8 +61,8 @@ sessions' true levels, each with its degrees of freedom. It writes
   <baselines>/<profile>/calibration/noise.json the noise (schema perfgate.noise/v1)
 
 and prints per gated metric both CVs, the smallest regression the gate can
-detect at its trials (policy.min_trials, --gate-trials, else each workload's
-trials.min) and tolerance, the smallest tolerance an unchanged build passes
+detect at its trials (--gate-trials or the configuration's trials.min,
+else each workload file's trials.min) and tolerance, the smallest tolerance an unchanged build passes
 90 % of the time at, and how many trials or baseline sessions would reach
 the tolerance. The server must be launched by perfgate: a session is a
 fresh start. See docs/calibrate.md.`,
@@ -85,7 +85,7 @@ fresh start. See docs/calibrate.md.`,
 	f.StringP("output", "o", "", "directory for the sessions' result files")
 	f.Int("restarts", 0, "server starts (sessions), at least 3 (default: calibrate.restarts, 5)")
 	f.Int("trials", 0, "trials per start, at least 2 (default: calibrate.trials, 3)")
-	f.Int("gate-trials", 0, "the gate's trials per arm the predictions are for (default: policy.min_trials, else each workload's trials.min)")
+	f.Int("gate-trials", 0, "the gate's trials per arm the predictions are for (default: the configuration's trials.min, else each workload file's)")
 	f.Float64("alpha", 0, "the gate's family-wise false-regression rate the predictions are for")
 	f.Float64Var(&lim.FailureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
 	f.Float64Var(&lim.DispatchLagMs, "max-dispatch-lag-ms", metrics.DefaultLimits.DispatchLagMs, "a trial whose client dispatch lag p99 exceeds this is invalid (client saturated)")
@@ -153,8 +153,8 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFi
 		return err
 	}
 	gateTrials := 0
-	if l.Source("policy.min_trials") != "default" {
-		gateTrials = cfg.Policy.MinTrials
+	if l.Source("trials.min") != "default" {
+		gateTrials = cfg.Trials.Min
 	}
 	fit := calibrateFit(ms, sessions, policy, gateTrials)
 	fit.table.Restarts, fit.table.TrialsPerRestart = cfg.Calibrate.Restarts, cfg.Calibrate.Trials

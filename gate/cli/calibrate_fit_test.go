@@ -60,7 +60,7 @@ func TestCalibrateFit(t *testing.T) {
 	if len(tb.Notes) != 1 || !strings.Contains(tb.Notes[0], "chat: ttft_ms.p50: session 1 has a value <= 0") {
 		t.Errorf("notes %q", tb.Notes)
 	}
-	// --gate-trials (policy.min_trials) overrides the workload's trials.min.
+	// --gate-trials (the configuration's trials.min) overrides the workload's trials.min.
 	if fit := calibrateFit([]*workload.Manifest{m}, sessions, verdict.DefaultPolicy(), 7); fit.table.Rows[0].Trials != 7 {
 		t.Errorf("gate trials %d, want 7", fit.table.Rows[0].Trials)
 	}
