@@ -68,8 +68,12 @@ type NoiseMetric struct {
 	BetweenVar float64 `json:"between_var"`
 	BetweenDF  float64 `json:"between_df"`
 	// Truncated says the between estimate came out negative and was set
-	// to 0.
-	Truncated bool `json:"truncated,omitempty"`
+	// to 0. RawBetweenVar is the estimate before truncation (negative
+	// then): pooling estimates across cells or profiles should average the
+	// raw ones, which are unbiased, not the truncated ones, which are
+	// biased upward (docs/calibrate.md).
+	Truncated     bool    `json:"truncated,omitempty"`
+	RawBetweenVar float64 `json:"raw_between_var"`
 	// Sessions and Trials are the sessions and values the fit used.
 	Sessions int `json:"sessions"`
 	Trials   int `json:"trials"`
@@ -199,6 +203,12 @@ func (n *Noise) Validate(data []byte) error {
 				if math.IsNaN(v.x) || math.IsInf(v.x, 0) || v.x < 0 {
 					return fmt.Errorf("%s%s is %v, want a finite number >= 0", where, v.key, v.x)
 				}
+			}
+			if math.IsNaN(m.RawBetweenVar) || math.IsInf(m.RawBetweenVar, 0) {
+				return fmt.Errorf("%sraw_between_var is %v, want a finite number", where, m.RawBetweenVar)
+			}
+			if want := math.Max(m.RawBetweenVar, 0); math.Abs(m.BetweenVar-want) > 1e-12*math.Max(1, want) || m.Truncated != (m.RawBetweenVar < 0) {
+				return fmt.Errorf("%sbetween_var %v and truncated %v do not follow from raw_between_var %v (between_var = max(raw, 0), truncated when raw < 0)", where, m.BetweenVar, m.Truncated, m.RawBetweenVar)
 			}
 			if m.Sessions < 2 || m.Trials < m.Sessions {
 				return fmt.Errorf("%s%d sessions and %d trials: want at least 2 sessions and a trial per session", where, m.Sessions, m.Trials)

@@ -22,11 +22,11 @@ func sampleNoise() *Noise {
 		Fingerprint: map[string]string{"gpu.name": "sim", "server.argv": "perfgate sim"},
 		Cells: map[string]NoiseCell{
 			"chat@c16": {WorkloadHash: "h-chat", Metrics: map[string]NoiseMetric{
-				"tpot_ms.p50":  {Scale: ScaleLog, WithinVar: 1e-4, WithinDF: 6, BetweenVar: 9e-4, BetweenDF: 1.7, Sessions: 3, Trials: 9},
-				"success_rate": {Scale: ScaleAbsolute, WithinVar: 1e-6, WithinDF: 6, BetweenVar: 0, BetweenDF: 2, Truncated: true, Sessions: 3, Trials: 9},
+				"tpot_ms.p50":  {Scale: ScaleLog, WithinVar: 1e-4, WithinDF: 6, BetweenVar: 9e-4, RawBetweenVar: 9e-4, BetweenDF: 1.7, Sessions: 3, Trials: 9},
+				"success_rate": {Scale: ScaleAbsolute, WithinVar: 1e-6, WithinDF: 6, BetweenVar: 0, RawBetweenVar: -2e-7, BetweenDF: 2, Truncated: true, Sessions: 3, Trials: 9},
 			}},
 			"short": {WorkloadHash: "h-short", Metrics: map[string]NoiseMetric{
-				"ttft_ms.p99": {Scale: ScaleLog, WithinVar: 4e-4, WithinDF: 5, BetweenVar: 1e-4, BetweenDF: 0.8, Sessions: 3, Trials: 8},
+				"ttft_ms.p99": {Scale: ScaleLog, WithinVar: 4e-4, WithinDF: 5, BetweenVar: 1e-4, RawBetweenVar: 1e-4, BetweenDF: 0.8, Sessions: 3, Trials: 8},
 			}},
 		},
 	}
@@ -118,6 +118,7 @@ func TestParseNoiseErrors(t *testing.T) {
 		{"wrong scale", edit(`"scale": "absolute"`, `"scale": "log"`), `metrics["success_rate"]: scale is "log", but the verdict tests success_rate on the "absolute" scale`},
 		{"df above sessions", edit(`"between_df": 1.7`, `"between_df": 2.5`), "between_df 2.5 exceeds sessions-1 = 2"},
 		{"trailing data", append(append([]byte{}, good...), []byte("{}")...), "data after the noise object"},
+		{"raw and truncated disagree", edit(`"raw_between_var": -2e-7`, `"raw_between_var": 2e-7`), `metrics["success_rate"]: between_var 0 and truncated true do not follow from raw_between_var 2e-07`},
 		{"no cells", []byte(`{"schema":"perfgate.noise/v1","profile":"p","restarts":3,"trials_per_restart":3,"cells":{}}`), "noise.json:1: cells is empty"},
 		{"empty hash", edit(`"workload_hash": "h-short"`, `"workload_hash": ""`), `cells["short"]: workload_hash is empty`},
 	} {

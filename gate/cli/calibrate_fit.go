@@ -72,7 +72,8 @@ func calibrateFit(ms []*workload.Manifest, sessions []map[string]*result.Result,
 				scale = baseline.ScaleAbsolute
 			}
 			cell.Metrics[id] = baseline.NoiseMetric{Scale: scale, WithinVar: e.WithinVar, WithinDF: e.WithinDF,
-				BetweenVar: e.BetweenVar, BetweenDF: e.BetweenDF, Truncated: e.Truncated, Sessions: e.Sessions, Trials: e.Trials}
+				BetweenVar: e.BetweenVar, BetweenDF: e.BetweenDF, Truncated: e.Truncated, RawBetweenVar: e.RawBetween,
+				Sessions: e.Sessions, Trials: e.Trials}
 			if r, ok := rules[id]; ok && r.Gated {
 				n := gateTrials
 				if n == 0 {
