@@ -46,7 +46,7 @@ var calibrateFlagKeys = map[string]string{
 // run every workload N times per start, and estimate per (cell, metric)
 // the noise within a session and between sessions (docs/calibrate.md).
 func newCalibrateCmd(s *Streams) *cobra.Command {
-	var configFile string
+	var configFile, from string
 	var lim metrics.Limits
 	cmd := &cobra.Command{
 		Use:   "calibrate --server-cmd CMD --restarts K --trials N",
@@ -65,10 +65,12 @@ detect at its trials (--gate-trials or the configuration's trials.min,
 else each workload file's trials.min) and tolerance, the smallest tolerance an unchanged build passes
 90 % of the time at, and how many trials or baseline sessions would reach
 the tolerance. The server must be launched by perfgate: a session is a
-fresh start. See docs/calibrate.md.`,
+fresh start. --from DIR fits the session results of an earlier calibration
+(DIR/session-NN/) again without running anything, e.g. after removing a
+session a disturbed machine spoiled. See docs/calibrate.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return calibrateMain(cmd.Context(), s, cmd, configFile, lim)
+			return calibrateMain(cmd.Context(), s, cmd, calibrateOptions{configFile, from, lim})
 		},
 	}
 	f := cmd.Flags()
@@ -87,15 +89,22 @@ fresh start. See docs/calibrate.md.`,
 	f.Int("trials", 0, "trials per start, at least 2 (default: calibrate.trials, 3)")
 	f.Int("gate-trials", 0, "the gate's trials per arm the predictions are for (default: the configuration's trials.min, else each workload file's)")
 	f.Float64("alpha", 0, "the gate's family-wise false-regression rate the predictions are for")
+	f.StringVar(&from, "from", "", "fit the sessions in DIR/session-NN/ of an earlier calibration again, without running")
 	f.Float64Var(&lim.FailureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
 	f.Float64Var(&lim.DispatchLagMs, "max-dispatch-lag-ms", metrics.DefaultLimits.DispatchLagMs, "a trial whose client dispatch lag p99 exceeds this is invalid (client saturated)")
 	return cmd
 }
 
-// calibrateMain loads the configuration and the workloads, runs the
-// sessions, then fits, writes and prints.
-func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFile string, lim metrics.Limits) error {
-	l, err := config.Load(config.Options{File: configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: calibrateFlagKeys})
+// calibrateOptions are the flags that are not configuration settings.
+type calibrateOptions struct {
+	configFile, from string
+	limits           metrics.Limits
+}
+
+// calibrateMain loads the configuration, runs the sessions (or reads
+// them, --from), then fits, writes and prints.
+func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibrateOptions) error {
+	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: calibrateFlagKeys})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
@@ -103,9 +112,6 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFi
 		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
 	}
 	cfg := l.Config
-	if len(cfg.Server.Command) == 0 {
-		return exitf(ExitInvalid, "calibrate: --server-cmd (server.command) is required: each session must be a fresh start of the server, which only a server perfgate launches can give")
-	}
 	if err := baseline.ValidateProfile(cfg.Profile); err != nil {
 		return exitf(ExitInvalid, "calibrate: --profile: %w", err)
 	}
@@ -113,44 +119,34 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFi
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	if len(cfg.Workloads) == 0 {
-		return exitf(ExitInvalid, "calibrate: no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
-	}
-	paths, err := gateGlob(cfg.Workloads)
-	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	all, err := workload.LoadPaths(paths)
-	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	serveDefaultGPUs(all, cfg.Server.GPUs)
-	var ms []*workload.Manifest
-	var notes []string
-	for _, m := range all {
-		if m.IsCommand() {
-			notes = append(notes, fmt.Sprintf("%s: a kind: command workload runs no server and is not calibrated", m.Cell))
-			continue
-		}
-		ms = append(ms, m)
-	}
-	if len(ms) == 0 {
-		return exitf(ExitInvalid, "calibrate: no serving workloads to calibrate")
-	}
-	// Both destinations are checked before the first start: a calibration
-	// that measured for an hour and then could not write loses the hour.
-	release, err := outputDir("calibrate: --output", cfg.Output)
-	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	defer release()
 	store := baseline.Store{Root: cfg.Baselines}
-	if err := calibrateWritable(filepath.Dir(store.NoisePath(cfg.Profile))); err != nil {
-		return exitf(ExitInvalid, "calibrate: --baselines: %w", err)
-	}
-	sessions, err := calibrateSessions(ctx, s, cfg, ms, lim)
-	if err != nil {
-		return err
+	var ms []*workload.Manifest
+	var sessions []map[string]*result.Result
+	var notes []string
+	if o.from != "" {
+		if ms, sessions, err = calibrateRead(o.from); err != nil {
+			return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("calibrate: --from: %w", err)}
+		}
+		cfg.Calibrate.Restarts, cfg.Calibrate.Trials = len(sessions), calibrateTrialsAsked(sessions)
+		cfg.Output = o.from
+	} else {
+		if ms, notes, err = calibrateWorkloads(cfg); err != nil {
+			return err
+		}
+		// Both destinations are checked before the first start: a
+		// calibration that measured for an hour and then could not write
+		// loses the hour.
+		release, err := outputDir("calibrate: --output", cfg.Output)
+		if err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
+		defer release()
+		if err := calibrateWritable(filepath.Dir(store.NoisePath(cfg.Profile))); err != nil {
+			return exitf(ExitInvalid, "calibrate: --baselines: %w", err)
+		}
+		if sessions, err = calibrateSessions(ctx, s, cfg, ms, o.limits); err != nil {
+			return err
+		}
 	}
 	gateTrials := 0
 	if l.Source("trials.min") != "default" {
@@ -163,7 +159,7 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFi
 		_ = noise.WriteText(s.Out, &fit.table)
 		return exitf(ExitRunFailed, "calibrate: no metric could be estimated (see the notes); the sessions' results are in %s", cfg.Output)
 	}
-	first := sessions[0][ms[0].Cell]
+	first := calibrateFirst(ms, sessions)
 	n := &baseline.Noise{
 		Schema: baseline.NoiseSchema, Profile: cfg.Profile, CreatedAt: time.Now().UTC().Truncate(time.Second),
 		Tool:     result.Tool{Name: "perfgate", Version: Version},
@@ -180,6 +176,38 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, configFi
 	}
 	fmt.Fprintf(s.Out, "\nnoise file: %s\nsession results: %s\n", path, cfg.Output)
 	return nil
+}
+
+// calibrateWorkloads checks that calibrate can launch the server and
+// loads the serving workloads; kind: command ones start no server and are
+// left out with a note.
+func calibrateWorkloads(cfg config.Config) (ms []*workload.Manifest, notes []string, err error) {
+	if len(cfg.Server.Command) == 0 {
+		return nil, nil, exitf(ExitInvalid, "calibrate: --server-cmd (server.command) is required: each session must be a fresh start of the server, which only a server perfgate launches can give")
+	}
+	if len(cfg.Workloads) == 0 {
+		return nil, nil, exitf(ExitInvalid, "calibrate: no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
+	}
+	paths, err := gateGlob(cfg.Workloads)
+	if err != nil {
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
+	}
+	all, err := workload.LoadPaths(paths)
+	if err != nil {
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
+	}
+	serveDefaultGPUs(all, cfg.Server.GPUs)
+	for _, m := range all {
+		if m.IsCommand() {
+			notes = append(notes, fmt.Sprintf("%s: a kind: command workload runs no server and is not calibrated", m.Cell))
+			continue
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, nil, exitf(ExitInvalid, "calibrate: no serving workloads to calibrate")
+	}
+	return ms, notes, nil
 }
 
 // calibrateSessions starts the server once per session and runs every

@@ -92,7 +92,7 @@ func calibrateFit(ms []*workload.Manifest, sessions []map[string]*result.Result,
 			}
 		}
 		for _, k := range calibrateDisturbed(m.Cell, gated, sessions) {
-			out.table.Notes = append(out.table.Notes, fmt.Sprintf("%s: session %d: its trials spread more than %dx those of every other session in most gated metrics (a disturbed machine?); the estimates include it; rerun calibrate when the machine is quiet",
+			out.table.Notes = append(out.table.Notes, fmt.Sprintf("%s: session %d: its trials spread more than %dx those of every other session in most gated metrics (a disturbed machine?); the estimates include it: remove its session directory and fit again with --from, or rerun calibrate when the machine is quiet",
 				m.Cell, k, disturbedFactor))
 		}
 	}

@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/noise"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
@@ -18,22 +24,7 @@ import (
 // trials are left out, and a metric that cannot be fitted is a note.
 func TestCalibrateFit(t *testing.T) {
 	m := &workload.Manifest{Cell: "chat", Hash: "h-chat", Trials: workload.TrialBudget{Min: 4, Max: 4}}
-	tpot := [][]float64{{10, 10.2, 9.9}, {11, 11.1, 10.8}, {9.5, 9.6, 9.4}}
-	var sessions []map[string]*result.Result
-	for i, vals := range tpot {
-		r := &result.Result{Schema: result.Schema, Workload: result.Workload{Cell: "chat", Hash: "h-chat"}, Complete: true}
-		for j, v := range vals {
-			ttft := 50.0
-			if i == 0 && j == 0 {
-				ttft = 0 // no log: the metric is not fitted
-			}
-			r.Trials = append(r.Trials, result.Trial{Index: j, Valid: true, Values: map[string]float64{
-				"tpot_ms.p50": v, "ttft_ms.p50": ttft, "success_rate": 1 - 0.001*float64(i+j), "completed": 16}})
-		}
-		// An invalid trial's wild value never enters the fit.
-		r.Trials = append(r.Trials, result.Trial{Index: 3, Valid: false, Values: map[string]float64{"tpot_ms.p50": 1000}})
-		sessions = append(sessions, map[string]*result.Result{"chat": r})
-	}
+	tpot, sessions := calibrateSynthetic()
 	fit := calibrateFit([]*workload.Manifest{m}, sessions, verdict.DefaultPolicy(), 0)
 	cell := fit.cells["chat"]
 	if cell.WorkloadHash != "h-chat" || len(cell.Metrics) != 2 {
@@ -96,5 +87,78 @@ func TestCalibrateDisturbed(t *testing.T) {
 		if got := fmt.Sprint(calibrateDisturbed("c", ids, tc.sessions)); got != tc.want {
 			t.Errorf("%s: disturbed sessions %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// calibrateSynthetic is three sessions of cell "chat" (3 valid trials and
+// one invalid each), with TPOT values tpot, a TTFT of 0 in the first
+// trial (no log), a success rate and a count.
+func calibrateSynthetic() (tpot [][]float64, sessions []map[string]*result.Result) {
+	tpot = [][]float64{{10, 10.2, 9.9}, {11, 11.1, 10.8}, {9.5, 9.6, 9.4}}
+	for i, vals := range tpot {
+		r := &result.Result{Schema: result.Schema, Complete: true,
+			Workload: result.Workload{Name: "chat", Cell: "chat", Hash: "h-chat", Spec: []byte(`{"trials":{"min":4,"max":4}}`)}}
+		for j, v := range vals {
+			ttft := 50.0
+			if i == 0 && j == 0 {
+				ttft = 0 // no log: the metric is not fitted
+			}
+			r.Trials = append(r.Trials, result.Trial{Index: j, Valid: true, Values: map[string]float64{
+				"tpot_ms.p50": v, "ttft_ms.p50": ttft, "success_rate": 1 - 0.001*float64(i+j), "completed": 16}})
+		}
+		// An invalid trial's wild value never enters the fit.
+		r.Trials = append(r.Trials, result.Trial{Index: 3, Valid: false, Values: map[string]float64{"tpot_ms.p50": 1000}})
+		sessions = append(sessions, map[string]*result.Result{"chat": r})
+	}
+	return tpot, sessions
+}
+
+// TestCalibrateFrom: --from fits the session directories of an earlier
+// calibration again, without a server; a removed session is left out, and
+// too few sessions or a workload that changed between them are refused.
+func TestCalibrateFrom(t *testing.T) {
+	dir := t.TempDir()
+	from, base := filepath.Join(dir, "calib"), filepath.Join(dir, "baselines")
+	_, sessions := calibrateSynthetic()
+	for k, sess := range sessions {
+		if err := result.Write(filepath.Join(from, fmt.Sprintf("session-%02d", k+1), "chat.json"), sess["chat"]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func() (ExitCode, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := Main(context.Background(), []string{"calibrate", "--from", from, "--profile", "p", "--baselines", base}, Streams{Out: &stdout, Err: &stderr})
+		return code, stdout.String(), stderr.String()
+	}
+	code, out, errs := run()
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	n, err := baseline.Store{Root: base}.ReadNoise("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := calibrateFit([]*workload.Manifest{{Cell: "chat", Hash: "h-chat", Trials: workload.TrialBudget{Min: 4}}}, sessions, verdict.DefaultPolicy(), 0)
+	if n.Restarts != 3 || n.TrialsPerRestart != 4 || !reflect.DeepEqual(n.Cells, want.cells) {
+		t.Errorf("noise file %+v, want the fit %+v", n, want.cells)
+	}
+	if !strings.Contains(out, "calibration: 3 server starts x 4 trials each") || !strings.Contains(out, "chat ") {
+		t.Errorf("table:\n%s", out)
+	}
+	// A changed workload between sessions is refused.
+	changed := *sessions[2]["chat"]
+	changed.Workload.Hash = "h-other"
+	if err := result.Write(filepath.Join(from, "session-03", "chat.json"), &changed); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(); code != ExitInvalid || !strings.Contains(errs, "the sessions measured different workloads") {
+		t.Errorf("changed workload: exit %d, %s", code, errs)
+	}
+	// Two sessions left are too few.
+	if err := os.RemoveAll(filepath.Join(from, "session-03")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(); code != ExitInvalid || !strings.Contains(errs, "2 session directories with results") {
+		t.Errorf("two sessions: exit %d, %s", code, errs)
 	}
 }
