@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -160,12 +161,19 @@ func (d *decoder) integer(n *yaml.Node, key string, lo, hi int) int {
 	if !d.scalar(n, key) {
 		return 0
 	}
-	if n.ShortTag() != "!!int" {
+	// YAML tags 08 and 09 as floats (they are not octal): let intLiteral
+	// explain the leading zero instead of "must be an integer".
+	tag := n.ShortTag()
+	if tag != "!!int" && !(tag == "!!float" && strings.Trim(n.Value, "0123456789_+-") == "") {
 		d.errorf(n.Line, "%s must be an integer, got %s", key, describe(n))
 		return 0
 	}
-	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	if err != nil || v < int64(lo) || v > int64(hi) {
+	v, err := intLiteral(n.Value)
+	if err != nil {
+		d.errorf(n.Line, "%s: %v", key, err)
+		return 0
+	}
+	if v < int64(lo) || v > int64(hi) {
 		d.errorf(n.Line, "%s must be an integer in [%d, %d], got %s", key, lo, hi, n.Value)
 		return 0
 	}
@@ -183,7 +191,12 @@ func (d *decoder) number(n *yaml.Node, key, want string, ok func(float64) bool) 
 		d.errorf(n.Line, "%s must be a number %s, got %s", key, want, describe(n))
 		return 0
 	}
-	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	v, err := floatLiteral(n.Value)
+	var style *styleError
+	if errors.As(err, &style) {
+		d.errorf(n.Line, "%s: %v", key, err)
+		return 0
+	}
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || !ok(v) {
 		d.errorf(n.Line, "%s must be a number %s, got %s", key, want, n.Value)
 		return 0
