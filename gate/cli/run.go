@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
@@ -208,12 +209,7 @@ func runCell(ctx context.Context, cfg loadgen.Config, m *workload.Manifest, tria
 
 // runAPIKey reads the bearer token from the environment; it is never
 // printed or stored.
-func runAPIKey() string {
-	if k := os.Getenv("PERFGATE_API_KEY"); k != "" {
-		return k
-	}
-	return os.Getenv("OPENAI_API_KEY")
-}
+func runAPIKey() string { return config.APIKey(os.Getenv) }
 
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).

@@ -89,8 +89,8 @@ func (c Config) problems() []problem {
 		if _, ok := metrics.Lookup(id); !ok {
 			add("policy.tolerances", "unknown metric id %q", id)
 		}
-		if t := c.Policy.Tolerances[id]; !(t >= 0 && t < 1) {
-			add("policy.tolerances", "%s: %v must be a fraction in [0, 1) (0.03 = 3 %%)", id, t)
+		if t := c.Policy.Tolerances[id]; !(t > 0 && t <= 1) {
+			add("policy.tolerances", "%s: %v must be above 0 and at most 1 (100 %%; 0.03 = 3 %%)", id, t)
 		}
 	}
 	seen := map[string]bool{}

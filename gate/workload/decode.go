@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"gopkg.in/yaml.v3"
 )
 
@@ -255,34 +255,19 @@ func (d *decoder) list(n *yaml.Node, key string) []*yaml.Node {
 	return []*yaml.Node{n}
 }
 
-var tolerancePattern = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*(%|pp)$`)
-
-// tolerance decodes "3%" (a relative fraction, 0.03) or, for metrics in
-// ratio units, "0.5pp" (absolute percentage points, 0.005). Bare numbers
-// are refused: "3" could mean 3 % or 300 %.
+// tolerance decodes a gate rule's tolerance with metrics.ParseTolerance,
+// the one reading of a tolerance shared with perfgate.yaml: "3%" (0.03),
+// "0.5pp" for ratio metrics (0.005), or a bare fraction below 1 ("0.03").
 func (d *decoder) tolerance(n *yaml.Node, ratio bool) float64 {
 	if !d.scalar(n, "tolerance") {
 		return 0
 	}
-	m := tolerancePattern.FindStringSubmatch(strings.TrimSpace(n.Value))
-	want := "a percentage such as 3%"
-	if ratio {
-		want = "percentage points such as 0.5pp (the metric is a ratio)"
-	}
-	if m == nil {
-		d.errorf(n.Line, "tolerance must be %s, got %s", want, describe(n))
+	v, err := metrics.ParseTolerance(n.Value, ratio)
+	if err != nil {
+		d.errorf(n.Line, "tolerance: %v", err)
 		return 0
 	}
-	if (m[2] == "pp") != ratio {
-		d.errorf(n.Line, "tolerance must be %s, got %s", want, n.Value)
-		return 0
-	}
-	v, _ := strconv.ParseFloat(m[1], 64)
-	if v <= 0 || v > 100 {
-		d.errorf(n.Line, "tolerance must be in (0, 100]%s, got %s", m[2], n.Value)
-		return 0
-	}
-	return v / 100
+	return v
 }
 
 func itoa(v int) string     { return strconv.Itoa(v) }
