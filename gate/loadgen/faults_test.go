@@ -1,0 +1,51 @@
+package loadgen
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNonStreamAndOversizedEvent: a 200 whose body is an HTML page is
+// "not_event_stream" naming its Content-Type (it used to read as
+// "truncated"), and a 20 MiB event fails its request (the 16 MiB limit used
+// to be soft: the event was accepted). Both are recorded as data; the trial
+// goes on.
+func TestNonStreamAndOversizedEvent(t *testing.T) {
+	kinds := []string{"", "html", "huge", ""}
+	f := &fake{ttft: time.Millisecond, itl: time.Millisecond, behave: func(i int) string { return kinds[i%len(kinds)] }}
+	ts := newFake(t, f)
+	r := newRunner(t, ts.URL, func(c *Config) { c.Warmups = 0 })
+	res, err := r.Run(context.Background(), manifest(4, 1, 0, 3), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trials[0]
+	if tr.Errors["not_event_stream"] != 1 || tr.Errors["bad_chunk"] != 1 || tr.Completed != 2 {
+		t.Fatalf("completed %d, errors %v", tr.Completed, tr.Errors)
+	}
+	if s := tr.ErrorSamples["not_event_stream"]; !strings.HasPrefix(s, "not an event stream: Content-Type text/html; charset=utf-8: <html>") {
+		t.Errorf("not_event_stream sample %q", s)
+	}
+	if s := tr.ErrorSamples["bad_chunk"]; !strings.Contains(s, "event exceeds the size limit") {
+		t.Errorf("bad_chunk sample %q", s)
+	}
+}
+
+func TestIsEventStream(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/event-stream":                true,
+		"text/event-stream; charset=utf-8": true,
+		"Text/Event-Stream":                true,
+		"":                                 true, // no header: let the decoder decide
+		"text/html":                        false,
+		"application/json":                 false,
+		"text/event-stream-ish":            false,
+		";;;":                              false,
+	} {
+		if got := isEventStream(ct); got != want {
+			t.Errorf("isEventStream(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
