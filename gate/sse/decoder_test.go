@@ -114,7 +114,7 @@ func TestDecoderLimitIsHard(t *testing.T) {
 		{"one byte over", line(limit+1) + "\n\n", false},
 		{"two lines over together", line(600) + "\n" + line(401) + "\n\n", false},
 		{"two lines at the limit", line(600) + "\n" + line(400) + "\n\n", true},
-		{"last line of the stream", line(limit+1), false},
+		{"last line of the stream", line(limit + 1), false},
 		{"comments count", ":" + strings.Repeat("c", 600) + "\n" + line(401) + "\n\n", false},
 		{"each event on its own", line(limit) + "\n\n" + line(limit) + "\n\n", true},
 	}
