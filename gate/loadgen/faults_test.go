@@ -49,3 +49,28 @@ func TestIsEventStream(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:8000":        "",
+		"https://h/v1":                 "",
+		"127.0.0.1:8000":               "127.0.0.1:8000: missing scheme: write http://127.0.0.1:8000",
+		"localhost:8000":               "localhost:8000: missing scheme: write http://localhost:8000",
+		"user:pw@host:1":               "host:1: missing scheme: write http://host:1",
+		"ftp://user:pw@host/":          "ftp://host/: scheme must be http or https",
+		"http://":                      "no host",
+		"":                             "empty URL",
+		"http://[::1:80":               "not a URL",
+		"http://u:hunter2@[::1:80/x?k": "not a URL",
+	} {
+		err := CheckURL(raw)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("CheckURL(%q) = %v", raw, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("CheckURL(%q) = %v, want %q", raw, err, want)
+		case err != nil && (strings.Contains(err.Error(), "pw") || strings.Contains(err.Error(), "hunter2")):
+			t.Errorf("CheckURL(%q) leaks the password: %v", raw, err)
+		}
+	}
+}
