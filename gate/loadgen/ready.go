@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,12 +86,9 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 		default:
 			return fmt.Errorf("GET /v1/models: HTTP %d: %s", status, clip([]byte(r.redact(string(body)))))
 		}
-		models = modelList{}
-		if err := json.Unmarshal(body, &models); err != nil {
+		var err error
+		if models, err = decodeModels(body); err != nil {
 			return fmt.Errorf("GET /v1/models: %w", err)
-		}
-		if len(models.Data) == 0 {
-			return fmt.Errorf("GET /v1/models: no models listed")
 		}
 		return nil
 	})
@@ -116,12 +112,7 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 		return srv, fmt.Errorf("server at %s does not serve model %q (it serves %s)", srv.URL, srv.Model, strings.Join(srv.Models, ", "))
 	}
 	if status, body, err := r.get(ctx, hc, "/version"); err == nil && status == http.StatusOK {
-		var v struct {
-			Version string `json:"version"`
-		}
-		if json.Unmarshal(body, &v) == nil {
-			srv.Version = v.Version
-		}
+		srv.Version = decodeVersion(body)
 	}
 	return srv, nil
 }
