@@ -46,8 +46,9 @@ bench: ## Go benchmarks (speed and memory targets live here, not in unit tests)
 
 FUZZTIME ?= 30s
 FUZZMINIMIZETIME ?= 5s
+FUZZPKGS ?= ./...
 fuzz: ## run each fuzz target for FUZZTIME (default 30s), minimizing for at most FUZZMINIMIZETIME; prints executions per target
-	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) bash .ci/fuzz.sh
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) FUZZPKGS="$(FUZZPKGS)" bash .ci/fuzz.sh
 
 clean:
 	rm -rf bin

@@ -11,10 +11,12 @@ cd "$(dirname "$0")/.."
 GO="${GO:-go}"
 FUZZTIME="${FUZZTIME:-30s}"
 FUZZMINIMIZETIME="${FUZZMINIMIZETIME:-5s}"
+# FUZZPKGS narrows the run, e.g. FUZZPKGS=./gate/workload.
+read -r -a pkgs <<<"${FUZZPKGS:-./...}"
 log="$(mktemp "${TMPDIR:-/tmp}/perfgate-fuzz.XXXXXX")"
 trap 'rm -f "$log"' EXIT
 summary=()
-for pkg in $("$GO" list ./...); do
+for pkg in $("$GO" list "${pkgs[@]}"); do
   for f in $("$GO" test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "== $pkg $f"
     if ! "$GO" test -run '^$' -fuzz "^$f\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZETIME" "$pkg" 2>&1 | tee "$log"; then
