@@ -134,6 +134,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	cfg := loadgen.Config{
 		URL:               o.url,
 		APIKey:            runAPIKey(),
+		Scrubber:          serveScrubber(),
 		Warmups:           o.warmups,
 		ResetPrefixCache:  o.resetPrefix,
 		CacheSalt:         o.cacheSalt,
@@ -225,6 +226,9 @@ func runAPIKey() string { return config.APIKey(os.Getenv) }
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).
 func runIsTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap() // Main's scrubbing writer
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

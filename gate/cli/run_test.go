@@ -144,13 +144,16 @@ func TestRunInterrupt(t *testing.T) {
 }
 
 func TestRunBadFlags(t *testing.T) {
+	// -o names a fresh directory: run creates and locks it before some of
+	// these checks, and "x" left gate/cli/x/.perfgate.lock in the tree.
+	x := filepath.Join(t.TempDir(), "x")
 	tests := [][]string{
-		{"--url", "http://127.0.0.1:1", "-o", "x"},
-		{"-w", runSmoke, "-o", "x"},
+		{"--url", "http://127.0.0.1:1", "-o", x},
+		{"-w", runSmoke, "-o", x},
 		{"-w", runSmoke, "--url", "http://127.0.0.1:1"},
-		{"-w", runSmoke, "--url", "ftp://x", "-o", "x"},
-		{"-w", runSmoke, "--url", "http://127.0.0.1:1", "-o", "x", "--shard", "3/2"},
-		{"-w", "does-not-exist.yaml", "--url", "http://127.0.0.1:1", "-o", "x"},
+		{"-w", runSmoke, "--url", "ftp://x", "-o", x},
+		{"-w", runSmoke, "--url", "http://127.0.0.1:1", "-o", x, "--shard", "3/2"},
+		{"-w", "does-not-exist.yaml", "--url", "http://127.0.0.1:1", "-o", x},
 	}
 	for _, args := range tests {
 		if code, _, errs := runMain(context.Background(), args...); code != ExitInvalid || errs == "" {
@@ -169,7 +172,7 @@ func TestRunBadFlagValues(t *testing.T) {
 	}{
 		{[]string{"--url", "127.0.0.1:8000"}, "--url: server URL 127.0.0.1:8000: missing scheme: write http://127.0.0.1:8000"},
 		{[]string{"--url", "localhost:8000"}, "missing scheme: write http://localhost:8000"},
-		{[]string{"--url", "u:hunter2@10.0.0.1:8000"}, "missing scheme: write http://10.0.0.1:8000"},
+		{[]string{"--url", "u:hunter2@10.0.0.1:8000"}, "missing scheme: write http://[redacted]@10.0.0.1:8000"},
 		{[]string{"--url", "http://127.0.0.1:1", "--max-failure-share", "7"}, "--max-failure-share 7: must be a share above 0 and at most 1"},
 		{[]string{"--url", "http://127.0.0.1:1", "--max-failure-share", "-0.1"}, "--max-failure-share -0.1"},
 		{[]string{"--url", "http://127.0.0.1:1", "--max-failure-share", "NaN"}, "--max-failure-share NaN"},

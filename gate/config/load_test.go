@@ -222,7 +222,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "unknown metric", file: "policy:\n  gated: [tpot_ms.pmax, completed]\n",
 			want: []string{`perfgate.yaml:2: policy.gated: unknown metric id "tpot_ms.pmax"`, `"completed" is informational`}},
 		{name: "bad url hides password", environ: []string{"PERFGATE_SERVER_URL=ftp://user:hunter2@host/"},
-			want: []string{"env PERFGATE_SERVER_URL: server.url: ftp://host/: scheme must be http or https"}},
+			want: []string{"env PERFGATE_SERVER_URL: server.url: ftp://[redacted]@host/: scheme must be http or https"}},
 		{name: "url without scheme", environ: []string{"PERFGATE_SERVER_URL=127.0.0.1:8000"},
 			want: []string{"env PERFGATE_SERVER_URL: server.url: 127.0.0.1:8000: missing scheme: write http://127.0.0.1:8000"}},
 		{name: "bad env entry", file: "server:\n  env: [HF_TOKEN hf_secret]\n",

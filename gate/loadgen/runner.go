@@ -54,7 +54,7 @@ func New(cfg Config) (*Runner, error) {
 // large as m's concurrency (or its request count when unlimited).
 func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if r.cfg.Client != nil {
-		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
+		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey, scrub: r.cfg.Scrubber, onEvent: r.onEvent}
 	}
 	conns := m.Concurrency
 	if conns <= 0 {
@@ -66,7 +66,7 @@ func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if c, ok := r.clients[conns]; ok {
 		return c
 	}
-	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
+	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey, scrub: r.cfg.Scrubber, onEvent: r.onEvent}
 	r.clients[conns] = c
 	return c
 }

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // CheckURL says why raw is not a usable server base URL
@@ -22,7 +22,7 @@ func CheckURL(raw string) error {
 		// url.Parse reads "127.0.0.1:8000" as a bad scheme and
 		// "localhost:8000" as scheme "localhost": neither says what is
 		// wrong.
-		fixed := result.RedactURL("http://" + raw)
+		fixed := redact.URL("http://" + raw)
 		return fmt.Errorf("%s: missing scheme: write %s", strings.TrimPrefix(fixed, "http://"), fixed)
 	}
 	u, err := url.Parse(raw)
@@ -34,10 +34,10 @@ func CheckURL(raw string) error {
 		return fmt.Errorf("not a URL: %v", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%s: scheme must be http or https", result.RedactURL(raw))
+		return fmt.Errorf("%s: scheme must be http or https", redact.URL(raw))
 	}
 	if u.Host == "" {
-		return fmt.Errorf("%s: no host", result.RedactURL(raw))
+		return fmt.Errorf("%s: no host", redact.URL(raw))
 	}
 	return nil
 }
