@@ -19,7 +19,7 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 	b, c := arms(4, 3, 5, 0.02, "tpot_ms.p50", 1.2)
 	c[1].Trials = c[1].Trials[:1] // a low-confidence workload
 	c[2].Trials = append(c[2].Trials, result.Trial{Index: 9, InvalidReason: "client saturated"})
-	cmp, err := Compare(b, c, DefaultPolicy(), Look{Index: 2, Max: 3})
+	cmp, err := Compare(b, c, oneSession(), Look{Index: 2, Max: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add([]byte(`{"name":"x"}`))
 	f.Add([]byte(`[`))
 	f.Fuzz(func(t *testing.T, spec []byte) {
-		p := DefaultPolicy()
+		p := oneSession()
 		rules, err := p.Resolve(spec)
 		if err != nil {
 			return
@@ -75,7 +75,7 @@ func BenchmarkCompare(b *testing.B) {
 		base = append(base, simArm(rng, cell, 5, 0.02, nil))
 		cand = append(cand, simArm(rng, cell, 5, 0.02, nil))
 	}
-	p := DefaultPolicy()
+	p := oneSession()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Compare(base, cand, p, Look{}); err != nil {
