@@ -22,6 +22,9 @@ type compareOptions struct {
 	format, out         string
 	allowMissing        bool
 	allowMismatch       bool
+	// assumedBetween is --assumed-between; betweenSet says it was given.
+	assumedBetween float64
+	betweenSet     bool
 }
 
 // newCompareCmd builds `perfgate compare`: judge saved results against
@@ -40,9 +43,16 @@ decides, per gated metric, regression / pass / improvement / inconclusive
 Exit status: 0 pass (improvements included), 1 regression, 2 invalid input
 (unreadable files, a workload changed since its baseline, a missing
 baseline without --allow-missing, a different GPU or model without
---allow-mismatch), 4 inconclusive.`,
+--allow-mismatch), 4 inconclusive.
+
+Several baseline files of one workload cell are several server sessions of
+one baseline (a history segment): their level is the mean of the sessions
+and their spread measures the between-session noise. Without such sessions
+or a calibration the documented default between-session noise is assumed
+(--assumed-between overrides it; 0 when both runs share one session).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.betweenSet = cmd.Flags().Changed("assumed-between")
 			return runCompare(s, o)
 		},
 	}
@@ -53,6 +63,7 @@ baseline without --allow-missing, a different GPU or model without
 	f.StringVarP(&o.out, "out", "o", "", "write the report to this file instead of standard output")
 	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline (default: fail closed)")
 	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare despite a different GPU model or count or served model")
+	f.Float64Var(&o.assumedBetween, "assumed-between", 0, "between-session CV (a fraction, 0.02 = 2 %) assumed for every metric when not calibrated (default: the documented per-metric defaults)")
 	return cmd
 }
 
@@ -78,6 +89,12 @@ func runCompare(s *Streams, o compareOptions) error {
 	}
 	p := verdict.DefaultPolicy()
 	p.AllowMissing, p.AllowMismatch = o.allowMissing, o.allowMismatch
+	if o.betweenSet {
+		if !(o.assumedBetween >= 0 && o.assumedBetween < 1) {
+			return exitf(ExitInvalid, "--assumed-between %v: must be a fraction in [0, 1) (0.02 = 2 %%)", o.assumedBetween)
+		}
+		p.AssumedBetween = map[string]float64{"*": o.assumedBetween}
+	}
 	c, err := verdict.Compare(base, cand, p, verdict.Look{Index: 1, Max: 1})
 	if err != nil {
 		return exitf(ExitInvalid, "compare: %w", err)

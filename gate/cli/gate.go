@@ -352,6 +352,12 @@ func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
 			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: verdict.DefaultTolerance(id)})
 		}
 	}
+	if len(c.AssumedBetween) > 0 {
+		p.AssumedBetween = make(map[string]float64, len(c.AssumedBetween))
+		for id, v := range c.AssumedBetween {
+			p.AssumedBetween[id] = v
+		}
+	}
 	for id, tol := range c.Tolerances {
 		found := false
 		for i := range p.Rules {

@@ -197,6 +197,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "list expected", file: "workloads:\n  a: b\n", want: []string{"perfgate.yaml:2: workloads: must be a list"}},
 		{name: "bad duration", file: "trials:\n  budget: 10\n", want: []string{`perfgate.yaml:2: trials.budget: "10" is not a duration`}},
 		{name: "bad tolerance value", file: "policy:\n  tolerances:\n    tpot_ms.p50: [1]\n", want: []string{"perfgate.yaml:3: policy.tolerances.tpot_ms.p50: must be a number"}},
+		{name: "bad assumed_between", file: "policy:\n  assumed_between: {tpot_ms.pmax: 0.02, \"*\": 1.5}\n",
+			want: []string{`policy.assumed_between: unknown metric id "tpot_ms.pmax"`, "policy.assumed_between: *: 1.5 must be a fraction in [0, 1)"}},
 		{name: "unquoted redirect", file: "server:\n  command: vllm serve m > log\n", want: []string{"perfgate.yaml:2: server.command: command has an unquoted '>'"}},
 		{name: "not a mapping", file: "- a\n", want: []string{"perfgate.yaml:1: the file must be a mapping"}},
 		{name: "yaml syntax", file: "a: [\n", want: []string{"perfgate.yaml: yaml:"}},

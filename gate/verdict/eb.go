@@ -46,7 +46,7 @@ const minPriorCells = 3
 // floored at floor (identical trials would give log 0). Cells with no
 // degrees of freedom are skipped; with fewer than minPriorCells left, or
 // fewer than minDF degrees of freedom among them, there is no prior.
-func fitPrior(vs, dfs []float64, floor, minDF float64) varPrior {
+func fitPrior(vs, dfs []float64, floor, minDF float64, bounded bool) varPrior {
 	var es, ds []float64
 	total := 0.0
 	for i, v := range vs {
@@ -74,19 +74,25 @@ func fitPrior(vs, dfs []float64, floor, minDF float64) varPrior {
 	for _, e := range es {
 		ss += (e - em) * (e - em)
 	}
-	evar := ss/chi2Quantile(priorLevel, g-1) - tri
-	d0 := math.Inf(1)
-	if evar > 0 {
-		d0 = 2 * trigammaInverse(evar)
-	}
-	if d0 > total {
-		// The variances agree better than (or about as well as) sampling
-		// alone explains: the pooled variance, worth its own degrees of
-		// freedom and no more.
-		d0 = total
-	}
+	d0 := dfFromSpread(ss/(g-1)-tri, total)
+	// The prior's location comes from the point estimate of d0; its weight
+	// from the lower confidence bound (see priorLevel).
 	s0 := math.Exp(em + digamma(d0/2) - math.Log(d0/2))
+	if bounded {
+		d0 = dfFromSpread(ss/chi2Quantile(priorLevel, g-1)-tri, total)
+	}
 	return varPrior{V: s0, DF: d0}
+}
+
+// dfFromSpread inverts ψ'(d0/2) = evar; when the log variances spread no
+// more than sampling alone explains (evar <= 0, d0 infinite), or d0 comes
+// out above the cells' own total, the prior is the pooled variance, worth
+// those degrees of freedom and no more.
+func dfFromSpread(evar, total float64) float64 {
+	if evar <= 0 {
+		return total
+	}
+	return math.Min(2*trigammaInverse(evar), total)
 }
 
 // digamma is ψ(x) = d/dx log Γ(x) for x > 0: the recurrence ψ(x) =
@@ -141,7 +147,7 @@ func trigammaInverse(y float64) float64 {
 // prior: A/A false alarms at CVs of 1-4 % were 1.2-1.45 % with it, 0.8 %
 // with the bound, for 3 points of power at equal CVs (see
 // docs/statistics.md).
-const priorLevel = 0.25
+var priorLevel = 0.2
 
 // chi2Quantile is the p quantile of the chi-square distribution with k
 // degrees of freedom by the Wilson–Hilferty cube-root approximation

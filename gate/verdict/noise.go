@@ -293,7 +293,7 @@ func withinPriors(cells []*pendingCell, p *Policy, trimmed bool) map[string]varP
 				vs[i], dfs[i] = pc.trimmedVar()
 			}
 		}
-		out[id] = fitPrior(vs, dfs, withinFloor(p, g[0].cell.Absolute), float64(p.MinPooledDF))
+		out[id] = fitPrior(vs, dfs, withinFloor(p, g[0].cell.Absolute), float64(p.MinPooledDF), !trimmed)
 	}
 	return out
 }

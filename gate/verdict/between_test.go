@@ -1,0 +1,77 @@
+package verdict
+
+import (
+	"math"
+	"testing"
+)
+
+// TestDefaultBetweenFromStudies recomputes the documented default
+// between-session CVs from the runs of shared/docs/studies.md §6 that
+// should have performed alike: the pooled variance of log values (a group
+// of three runs gives its sample variance on 2 df, a pair d²/2 on 1 df),
+// rounded up to the next 0.5 %.
+func TestDefaultBetweenFromStudies(t *testing.T) {
+	type group []float64
+	pool := func(gs []group) (float64, float64) {
+		var ss, df float64
+		for _, g := range gs {
+			x := make([]float64, len(g))
+			for i, v := range g {
+				x[i] = math.Log(v)
+			}
+			ss += variance(x) * float64(len(g)-1)
+			df += float64(len(g) - 1)
+		}
+		return math.Sqrt(ss / df), df
+	}
+	roundUp := func(v float64) float64 { return math.Ceil(v*200-1e-9) / 200 }
+	for _, sc := range []struct {
+		metric string
+		runs   []group
+	}{
+		{"output_throughput", []group{{11465, 11533, 11388}, {2.57, 2.54}, {3.73, 3.67}}},
+		{"tpot_ms.p50", []group{{1234, 1138, 1166}, {1893, 1864, 1854}, {16.18, 16.87, 16.91}, {1038, 1068}, {1556, 1615}}},
+		{"ttft_ms.p99", []group{{3238, 3377}, {6155, 6558}}},
+	} {
+		sd, df := pool(sc.runs)
+		t.Logf("%s: pooled between-session CV %.2f%% on %.0f df", sc.metric, 100*sd, df)
+		if got, want := DefaultBetweenCV(sc.metric), roundUp(sd); math.Abs(got-want) > 1e-12 {
+			t.Errorf("DefaultBetweenCV(%s) = %v, the studies give %v", sc.metric, got, want)
+		}
+	}
+	if DefaultBetweenCV("success_rate") != 0 || DefaultBetweenCV("request_throughput") != 0.01 || DefaultBetweenCV("e2el_ms.p99") != 0.04 {
+		t.Error("metric kinds map to the wrong defaults")
+	}
+}
+
+// TestBetweenLimit: with the uncalibrated default, an unchanged cell is
+// undecided by the between-session term alone, so NeedsTrials stops asking
+// for trials and the cell says what would decide it; with both arms in one
+// session the same data is a cell more candidate trials can decide.
+func TestBetweenLimit(t *testing.T) {
+	b, c := arms(3, 10, 5, 0.02, "", 1)
+	p := DefaultPolicy()
+	p.Rules = []Rule{{Metric: "tpot_ms.p50", Gated: true, Tolerance: 0.03}}
+	cmp, err := Compare(b, c, p, Look{Index: 1, Max: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := cellOf(cmp, "w00", "tpot_ms.p50")
+	if cell.Outcome != Inconclusive || cell.Limit != LimitBetween || !hasWarning(cell.Warnings, "perfgate calibrate") || cell.PassTolerance < 10 {
+		t.Errorf("default between: %s limit %q pass tolerance %.1f warnings %q", cell.Outcome, cell.Limit, cell.PassTolerance, cell.Warnings)
+	}
+	if got, u := cmp.NeedsTrials(), cmp.Undecidable(); len(got) != 0 || len(u) < 5 || u[0] != "w00" {
+		t.Errorf("NeedsTrials %v, Undecidable %v", got, cmp.Undecidable())
+	}
+	if !hasWarning(cmp.Warnings, "between-session noise not calibrated") {
+		t.Errorf("warnings %q", cmp.Warnings)
+	}
+	p.AssumedBetween = map[string]float64{"*": 0}
+	one, err := Compare(b, c, p, Look{Index: 1, Max: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell := cellOf(one, "w00", "tpot_ms.p50"); cell.Outcome == Inconclusive && cell.Limit == LimitBetween {
+		t.Errorf("one session: limit %q", cell.Limit)
+	}
+}
