@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -28,32 +29,34 @@ func TestSimulatedBetweenSessions(t *testing.T) {
 		{"uncalibrated defaults", false, DefaultPolicy(), 0},
 		{"calibrated (5 restarts x 5 trials)", true, DefaultPolicy(), 0.01},
 	} {
-		rng := rand.New(rand.NewPCG(31, 31))
-		var s simCounts
-		warned := 0
-		for r := 0; r < runs; r++ {
-			w := newWorld(rng, simWorkloads, constant(0.01), 0.03)
-			p := sc.p
-			if sc.prior {
-				p.Noise = w.calibrate(rng, 5, 5)
+		t.Run(sc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(31, 31))
+			var s simCounts
+			warned := 0
+			for r := 0; r < runs; r++ {
+				w := newWorld(rng, simWorkloads, constant(0.01), 0.03)
+				p := sc.p
+				if sc.prior {
+					p.Noise = w.calibrate(rng, 5, 5)
+				}
+				cmp, err := Compare(w.session(rng, simTrials, "", 1), w.session(rng, simTrials, "", 1), p, Look{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.count(cmp, "")
+				if hasWarning(cmp.Warnings, "between-session noise not calibrated") {
+					warned++
+				}
 			}
-			cmp, err := Compare(w.session(rng, simTrials, "", 1), w.session(rng, simTrials, "", 1), p, Look{})
-			if err != nil {
-				t.Fatal(err)
+			t.Logf("between CV 3%%, within 1%%, %s, %d runs: any regression %.2f%%, pass %.1f%%, 'not calibrated' warned in %d",
+				sc.name, s.runs, 100*s.rate(s.anyRegression), 100*s.rate(s.pass), warned)
+			if sc.limit > 0 && s.rate(s.anyRegression) > slack(sc.limit) {
+				t.Errorf("%s: false alarms %.2f%% > %.1f%%", sc.name, 100*s.rate(s.anyRegression), 100*sc.limit)
 			}
-			s.count(cmp, "")
-			if hasWarning(cmp.Warnings, "between-session noise not calibrated") {
-				warned++
+			if (warned > 0) == sc.prior {
+				t.Errorf("%s: 'not calibrated' warned in %d of %d runs", sc.name, warned, s.runs)
 			}
-		}
-		t.Logf("between CV 3%%, within 1%%, %s, %d runs: any regression %.2f%%, pass %.1f%%, 'not calibrated' warned in %d",
-			sc.name, s.runs, 100*s.rate(s.anyRegression), 100*s.rate(s.pass), warned)
-		if sc.limit > 0 && s.rate(s.anyRegression) > slack(sc.limit) {
-			t.Errorf("%s: false alarms %.2f%% > %.1f%%", sc.name, 100*s.rate(s.anyRegression), 100*sc.limit)
-		}
-		if (warned > 0) == sc.prior {
-			t.Errorf("%s: 'not calibrated' warned in %d of %d runs", sc.name, warned, s.runs)
-		}
+		})
 	}
 }
 
@@ -68,57 +71,59 @@ func TestSimulatedBetweenSessions(t *testing.T) {
 func TestSimulatedHistoryBaseline(t *testing.T) {
 	runs := simRuns(t, 400)
 	const sessions = 10
-	rng := rand.New(rand.NewPCG(41, 41))
-	for _, change := range []float64{0, 0.03, 0.05, 0.08, 0.12} {
-		var s simCounts
-		var predicted, passChance float64
-		cellPass := 0
-		for r := 0; r < runs; r++ {
-			w := newWorld(rng, simWorkloads, constant(0.02), 0.01)
-			var base []*result.Result
-			for k := 0; k < sessions; k++ {
-				ss := w.session(rng, simTrials, "", 1)
-				for _, r := range ss {
-					r.StartedAt = t0.AddDate(0, 0, k-sessions)
+	for i, change := range []float64{0, 0.03, 0.05, 0.08, 0.12} {
+		t.Run(fmt.Sprintf("change %.0f%%", 100*change), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(41, uint64(i)))
+			var s simCounts
+			var predicted, passChance float64
+			cellPass := 0
+			for r := 0; r < runs; r++ {
+				w := newWorld(rng, simWorkloads, constant(0.02), 0.01)
+				var base []*result.Result
+				for k := 0; k < sessions; k++ {
+					ss := w.session(rng, simTrials, "", 1)
+					for _, r := range ss {
+						r.StartedAt = t0.AddDate(0, 0, k-sessions)
+					}
+					base = append(base, ss...)
 				}
-				base = append(base, ss...)
+				cmp, err := Compare(base, w.session(rng, simTrials, "tpot_ms.p50", 1+change), DefaultPolicy(), Look{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.count(cmp, "tpot_ms.p50")
+				cell := cellOf(cmp, "w00", "tpot_ms.p50")
+				predicted += cmp.Power(cell, change)
+				passChance += cell.PassChance
+				if cell.Outcome == Pass {
+					cellPass++
+				}
+				if r == 0 && (cell.Noise.BetweenSource != "sessions" || cell.Baseline.Sessions != sessions) {
+					t.Fatalf("between source %q, sessions %d", cell.Noise.BetweenSource, cell.Baseline.Sessions)
+				}
 			}
-			cmp, err := Compare(base, w.session(rng, simTrials, "tpot_ms.p50", 1+change), DefaultPolicy(), Look{})
-			if err != nil {
-				t.Fatal(err)
+			predicted /= float64(runs)
+			passChance /= float64(runs)
+			measuredPass := float64(cellPass) / float64(runs)
+			if change == 0 {
+				t.Logf("A/A, 10-session baseline, %d runs: any regression %.2f%%; w00 tpot_ms.p50 passes %.1f%%, predicted %.1f%%",
+					runs, 100*s.rate(s.anyRegression), 100*measuredPass, 100*passChance)
+				if s.rate(s.anyRegression) > slack(0.01) {
+					t.Errorf("A/A false alarms %.2f%% > alpha", 100*s.rate(s.anyRegression))
+				}
+				if math.Abs(measuredPass-passChance) > 0.05 {
+					t.Errorf("pass rate %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*measuredPass, 100*passChance)
+				}
+				return
 			}
-			s.count(cmp, "tpot_ms.p50")
-			cell := cellOf(cmp, "w00", "tpot_ms.p50")
-			predicted += cmp.Power(cell, change)
-			passChance += cell.PassChance
-			if cell.Outcome == Pass {
-				cellPass++
+			t.Logf("tpot_ms.p50 +%.0f%%, 10-session baseline, %d runs: named %.1f%%, predicted %.1f%%, other cells named %.2f%%",
+				100*change, runs, 100*s.rate(s.named), 100*predicted, 100*s.rate(s.otherNamed))
+			if math.Abs(s.rate(s.named)-predicted) > 0.05 {
+				t.Errorf("+%.0f%%: measured power %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*change, 100*s.rate(s.named), 100*predicted)
 			}
-			if r == 0 && (cell.Noise.BetweenSource != "sessions" || cell.Baseline.Sessions != sessions) {
-				t.Fatalf("between source %q, sessions %d", cell.Noise.BetweenSource, cell.Baseline.Sessions)
+			if change == 0.08 && s.rate(s.named) < 0.90 {
+				t.Errorf("+8%%: named in %.1f%% < 90%%", 100*s.rate(s.named))
 			}
-		}
-		predicted /= float64(runs)
-		passChance /= float64(runs)
-		measuredPass := float64(cellPass) / float64(runs)
-		if change == 0 {
-			t.Logf("A/A, 10-session baseline, %d runs: any regression %.2f%%; w00 tpot_ms.p50 passes %.1f%%, predicted %.1f%%",
-				runs, 100*s.rate(s.anyRegression), 100*measuredPass, 100*passChance)
-			if s.rate(s.anyRegression) > slack(0.01) {
-				t.Errorf("A/A false alarms %.2f%% > alpha", 100*s.rate(s.anyRegression))
-			}
-			if math.Abs(measuredPass-passChance) > 0.05 {
-				t.Errorf("pass rate %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*measuredPass, 100*passChance)
-			}
-			continue
-		}
-		t.Logf("tpot_ms.p50 +%.0f%%, 10-session baseline, %d runs: named %.1f%%, predicted %.1f%%, other cells named %.2f%%",
-			100*change, runs, 100*s.rate(s.named), 100*predicted, 100*s.rate(s.otherNamed))
-		if math.Abs(s.rate(s.named)-predicted) > 0.05 {
-			t.Errorf("+%.0f%%: measured power %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*change, 100*s.rate(s.named), 100*predicted)
-		}
-		if change == 0.08 && s.rate(s.named) < 0.90 {
-			t.Errorf("+8%%: named in %.1f%% < 90%%", 100*s.rate(s.named))
-		}
+		})
 	}
 }

@@ -139,15 +139,17 @@ func trigammaInverse(y float64) float64 {
 	return math.Exp((lo + hi) / 2)
 }
 
-// priorLevel makes the prior's degrees of freedom a one-sided 75 % lower
+// priorLevel makes the prior's weight d0 a one-sided 80 % lower
 // confidence bound rather than the point estimate: the spread of the log
-// variances is divided by the 25 % quantile of chi-square on G−1 degrees of
-// freedom instead of by G−1. With ten workloads the point estimate of d0
-// is often far too large, and a noisy workload then borrows a quiet
-// prior: A/A false alarms at CVs of 1-4 % were 1.2-1.45 % with it, 0.8 %
-// with the bound, for 3 points of power at equal CVs (see
-// docs/statistics.md).
-var priorLevel = 0.2
+// variances is divided by the 20 % quantile of chi-square on G−1 degrees of
+// freedom instead of by G−1 (the prior's location s0² still comes from the
+// point estimate). With ten workloads the point estimate of d0 is often far
+// too large, and a noisy workload then borrows a quiet prior. Measured at
+// CVs of 1-4 % across workloads, 5 trials (A/A false alarms) and at equal
+// CVs of 2 % (power for +8 %): the point estimate 1.4 % / 96 %, the 75 %
+// bound 1.0 % / 92 %, the 80 % bound 0.93 % / 92 %, the 90 % bound
+// 0.8 % / 85 % (docs/statistics.md).
+const priorLevel = 0.2
 
 // chi2Quantile is the p quantile of the chi-square distribution with k
 // degrees of freedom by the Wilson–Hilferty cube-root approximation
