@@ -71,6 +71,12 @@ func TestSimulatedBetweenSessions(t *testing.T) {
 func TestSimulatedHistoryBaseline(t *testing.T) {
 	runs := simRuns(t, 400)
 	const sessions = 10
+	// 5 points over 400 runs; a quarter of the runs (-short, -race) has
+	// twice the sampling error.
+	agree, power := 0.05, 0.90
+	if reduced() {
+		agree, power = 0.10, 0.85
+	}
 	for i, change := range []float64{0, 0.03, 0.05, 0.08, 0.12} {
 		t.Run(fmt.Sprintf("change %.0f%%", 100*change), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(41, uint64(i)))
@@ -111,17 +117,17 @@ func TestSimulatedHistoryBaseline(t *testing.T) {
 				if s.rate(s.anyRegression) > slack(0.01) {
 					t.Errorf("A/A false alarms %.2f%% > alpha", 100*s.rate(s.anyRegression))
 				}
-				if math.Abs(measuredPass-passChance) > 0.05 {
+				if math.Abs(measuredPass-passChance) > agree {
 					t.Errorf("pass rate %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*measuredPass, 100*passChance)
 				}
 				return
 			}
 			t.Logf("tpot_ms.p50 +%.0f%%, 10-session baseline, %d runs: named %.1f%%, predicted %.1f%%, other cells named %.2f%%",
 				100*change, runs, 100*s.rate(s.named), 100*predicted, 100*s.rate(s.otherNamed))
-			if math.Abs(s.rate(s.named)-predicted) > 0.05 {
+			if math.Abs(s.rate(s.named)-predicted) > agree {
 				t.Errorf("+%.0f%%: measured power %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*change, 100*s.rate(s.named), 100*predicted)
 			}
-			if change == 0.08 && s.rate(s.named) < 0.90 {
+			if change == 0.08 && s.rate(s.named) < power {
 				t.Errorf("+8%%: named in %.1f%% < 90%%", 100*s.rate(s.named))
 			}
 		})

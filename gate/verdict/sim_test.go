@@ -122,8 +122,12 @@ func TestSimulatedPower(t *testing.T) {
 		}
 		s := simulate(t, oneSession(), uint64(10+i), runs/2, metric, factor)
 		t.Logf("%s x%.3f: named %.1f%%, other cells named %.2f%% of %d runs", metric, factor, 100*s.rate(s.named), 100*s.rate(s.otherNamed), s.runs)
-		if s.rate(s.named) < 0.90 {
-			t.Errorf("%s x%.3f found and named in %.1f%% of runs, want >= 90%%", metric, factor, 100*s.rate(s.named))
+		want := 0.90
+		if reduced() {
+			want = 0.85 // a quarter of the runs: twice the sampling error
+		}
+		if s.rate(s.named) < want {
+			t.Errorf("%s x%.3f found and named in %.1f%% of runs, want >= %.0f%%", metric, factor, 100*s.rate(s.named), 100*want)
 		}
 		if s.rate(s.otherNamed) > 0.02 {
 			t.Errorf("%s: other cells named in %.2f%% of runs, want <= ~1%%", metric, 100*s.rate(s.otherNamed))
