@@ -2,7 +2,10 @@ package verdict
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 // TestDefaultBetweenFromStudies recomputes the documented default
@@ -73,5 +76,65 @@ func TestBetweenLimit(t *testing.T) {
 	}
 	if cell := cellOf(one, "w00", "tpot_ms.p50"); cell.Outcome == Inconclusive && cell.Limit == LimitBetween {
 		t.Errorf("one session: limit %q", cell.Limit)
+	}
+}
+
+// TestNeedsBaselineTrials: a 3-trial baseline against a 20-trial candidate
+// at CV 5 % (one session) leaves the baseline the larger part of the
+// standard error, and more candidate trials alone could not pass it:
+// the workload is listed as needing baseline trials, and still as needing
+// trials at all.
+func TestNeedsBaselineTrials(t *testing.T) {
+	var cv []float64
+	for i := 0; i < 10; i++ {
+		cv = append(cv, 9.5, 10.5)
+	}
+	b := []*result.Result{newResult("w", map[string][]float64{"tpot_ms.p50": {9.5, 10, 10.5}})}
+	c := []*result.Result{newResult("w", map[string][]float64{"tpot_ms.p50": cv})}
+	p := oneSession()
+	p.Rules = []Rule{{Metric: "tpot_ms.p50", Gated: true, Tolerance: 0.03}}
+	cmp, err := Compare(b, c, p, Look{Index: 1, Max: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := cellOf(cmp, "w", "tpot_ms.p50")
+	if cell.Outcome != Inconclusive || cell.Limit != LimitBaseline {
+		t.Fatalf("outcome %s limit %q", cell.Outcome, cell.Limit)
+	}
+	if got := cmp.NeedsBaselineTrials(); len(got) != 1 || got[0] != "w" {
+		t.Errorf("NeedsBaselineTrials = %v", got)
+	}
+	if got := cmp.NeedsTrials(); len(got) != 1 {
+		t.Errorf("NeedsTrials = %v", got)
+	}
+}
+
+// TestPolicyNoiseKnobs: assumed_between and outlier_alpha are validated.
+func TestPolicyNoiseKnobs(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*Policy)
+		want string
+	}{
+		{"unknown metric", func(p *Policy) { p.AssumedBetween = map[string]float64{"nope": 0.01} }, `assumed_between: unknown metric "nope"`},
+		{"negative", func(p *Policy) { p.AssumedBetween = map[string]float64{"*": -0.01} }, "assumed_between.*"},
+		{"outlier alpha", func(p *Policy) { p.OutlierAlpha = 0.7 }, "outlier_alpha 0.7"},
+	} {
+		p := DefaultPolicy()
+		c.set(&p)
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	p := DefaultPolicy()
+	p.AssumedBetween = map[string]float64{"*": 0, "ttft_ms.p99": 0.05}
+	if err := p.Validate(); err != nil {
+		t.Error(err)
+	}
+	if v, set := p.assumedBetween("tpot_ms.p50"); v != 0 || !set {
+		t.Errorf("tpot_ms.p50 under *: %v %v", v, set)
+	}
+	if v, _ := p.assumedBetween("ttft_ms.p99"); math.Abs(v-math.Log1p(0.05*0.05)) > 1e-15 {
+		t.Errorf("ttft_ms.p99: %v", v)
 	}
 }

@@ -34,7 +34,8 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(*cmp, back) {
 		t.Errorf("round trip changed the comparison")
 	}
-	for _, key := range []string{`"verdict":"regression"`, `"headline":{`, `"look":{"index":2,"max":3}`, `"p_adjusted":`, `"low_confidence":true`, `"excluded":[{"arm":"candidate","trial":9,"reason":"client saturated"}]`} {
+	for _, key := range []string{`"verdict":"regression"`, `"headline":{`, `"look":{"index":2,"max":3}`, `"p_adjusted":`, `"low_confidence":true`, `"excluded":[{"arm":"candidate","trial":9,"reason":"client saturated"}]`,
+		`"pass_tolerance":`, `"pass_chance":`, `"between_source":"assumed"`, `"schema":"perfgate.comparison/v2"`} {
 		if !strings.Contains(string(data), key) {
 			t.Errorf("JSON lacks %s", key)
 		}

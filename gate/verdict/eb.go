@@ -48,13 +48,14 @@ const minPriorCells = 3
 // fewer than minDF degrees of freedom among them, there is no prior.
 func fitPrior(vs, dfs []float64, floor, minDF float64, bounded bool) varPrior {
 	var es, ds []float64
-	total := 0.0
+	total, pooled := 0.0, 0.0
 	for i, v := range vs {
 		d := dfs[i]
 		if d <= 0 {
 			continue
 		}
 		v = math.Max(v, floor)
+		pooled += v * d
 		es = append(es, math.Log(v)-digamma(d/2)+math.Log(d/2))
 		ds = append(ds, d)
 		total += d
@@ -76,8 +77,13 @@ func fitPrior(vs, dfs []float64, floor, minDF float64, bounded bool) varPrior {
 	}
 	d0 := dfFromSpread(ss/(g-1)-tri, total)
 	// The prior's location comes from the point estimate of d0; its weight
-	// from the lower confidence bound (see priorLevel).
+	// from the lower confidence bound (see priorLevel). When the variances
+	// agree (d0 at the cap) the location is the pooled variance itself,
+	// the unbiased estimate of a common variance.
 	s0 := math.Exp(em + digamma(d0/2) - math.Log(d0/2))
+	if d0 >= total {
+		s0 = pooled / total
+	}
 	if bounded {
 		d0 = dfFromSpread(ss/chi2Quantile(priorLevel, g-1)-tri, total)
 	}
@@ -96,10 +102,10 @@ func dfFromSpread(evar, total float64) float64 {
 }
 
 // digamma is ψ(x) = d/dx log Γ(x) for x > 0: the recurrence ψ(x) =
-// ψ(x+1) − 1/x up to x ≥ 6, then the asymptotic series.
+// ψ(x+1) − 1/x up to x ≥ 10, then the asymptotic series (error below 1e-12).
 func digamma(x float64) float64 {
 	r := 0.0
-	for x < 6 {
+	for x < 10 {
 		r -= 1 / x
 		x++
 	}
@@ -110,7 +116,7 @@ func digamma(x float64) float64 {
 // trigamma is ψ'(x) for x > 0, by the same recurrence and series.
 func trigamma(x float64) float64 {
 	r := 0.0
-	for x < 6 {
+	for x < 10 {
 		r += 1 / (x * x)
 		x++
 	}
