@@ -98,7 +98,7 @@ func (pc *pendingCell) ownBetween(p *Policy) (v, df float64, source string) {
 	return v / df, df, strings.Join(sources, "+")
 }
 
-// shrinkBetween gives every testable cell its between-session variance.
+// poolBetween gives every testable cell its between-session variance.
 // The cells' own estimates (see ownBetween) are pooled per metric, weighted
 // by their degrees of freedom, and every cell of the metric uses the pool
 // on its total degrees of freedom: this is the limit of the within-session
@@ -112,7 +112,7 @@ func (pc *pendingCell) ownBetween(p *Policy) (v, df float64, source string) {
 // DefaultBetweenCV) is used, taken as exact. It returns the metrics that
 // fell back on the documented defaults and those on the policy's
 // assumption.
-func shrinkBetween(cells []*pendingCell, noise []Noise, p *Policy) (defaulted, assumed []string) {
+func poolBetween(cells []*pendingCell, noise []Noise, p *Policy) (defaulted, assumed []string) {
 	ids, groups := byMetric(cells)
 	for _, id := range ids {
 		g := groups[id]
@@ -170,7 +170,7 @@ func sortedSet(m map[string]bool) []string {
 	return out
 }
 
-// betweenWarnings are the comparison-level caveats of shrinkBetween.
+// betweenWarnings are the comparison-level caveats of poolBetween.
 func betweenWarnings(defaulted, assumed []string, p *Policy) []string {
 	var out []string
 	if len(defaulted) > 0 {

@@ -63,7 +63,7 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 		c.Workloads = append(c.Workloads, w)
 	}
 	c.Noise = moderate(pending, &p)
-	defaulted, assumed := shrinkBetween(pending, c.Noise, &p)
+	defaulted, assumed := poolBetween(pending, c.Noise, &p)
 	c.Warnings = append(c.Warnings, betweenWarnings(defaulted, assumed, &p)...)
 	decide(c, pending, &p)
 	summarise(c, pending)

@@ -34,7 +34,7 @@ type pendingCell struct {
 	// gated metric: no test, the cell stays inconclusive.
 	missing string
 	// within and between are the posterior variances the test uses (see
-	// moderate and shrinkBetween), with their degrees of freedom; a
+	// moderate and poolBetween), with their degrees of freedom; a
 	// between DF of 0 means an assumed value taken as exact.
 	within, withinDF   float64
 	between, betweenDF float64
