@@ -65,9 +65,10 @@ func TestSimulatedBetweenSessions(t *testing.T) {
 // trials, no calibration: the sessions' spread gives the between-session
 // noise. An 8 % TPOT regression in one workload is found and named in at
 // least 90 % of runs; the power curve over 3, 5, 8 and 12 % is printed
-// next to the power Comparison.Power predicts, and they agree within 5
-// points; the predicted pass chance of an unchanged cell agrees with its
-// measured pass rate within 5 points.
+// next to the power Comparison.Power predicts from each comparison's noise
+// estimate and the power a Design predicts from the true noise (what a
+// calibration's table says), and both agree within 5 points; so do the
+// predicted pass chances of an unchanged cell and its measured pass rate.
 func TestSimulatedHistoryBaseline(t *testing.T) {
 	runs := simRuns(t, 400)
 	const sessions = 10
@@ -81,7 +82,8 @@ func TestSimulatedHistoryBaseline(t *testing.T) {
 		t.Run(fmt.Sprintf("change %.0f%%", 100*change), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(41, uint64(i)))
 			var s simCounts
-			var predicted, passChance float64
+			var predicted, passChance, wdf, bdf float64
+			var design Design
 			cellPass := 0
 			for r := 0; r < runs; r++ {
 				w := newWorld(rng, simWorkloads, constant(0.02), 0.01)
@@ -100,6 +102,10 @@ func TestSimulatedHistoryBaseline(t *testing.T) {
 				s.count(cmp, "tpot_ms.p50")
 				cell := cellOf(cmp, "w00", "tpot_ms.p50")
 				predicted += cmp.Power(cell, change)
+				wdf += cell.Noise.WithinDF / float64(runs)
+				bdf += cell.Noise.BetweenDF / float64(runs)
+				design = Design{CandidateTrials: simTrials, BaselineTrials: simTrials, BaselineSessions: sessions,
+					Tolerance: cell.Tolerance / 100, Family: cmp.Family, LookAlpha: cmp.LookAlpha, PassAlpha: DefaultPolicy().PassAlpha}
 				passChance += cell.PassChance
 				if cell.Outcome == Pass {
 					cellPass++
@@ -110,22 +116,25 @@ func TestSimulatedHistoryBaseline(t *testing.T) {
 			}
 			predicted /= float64(runs)
 			passChance /= float64(runs)
+			// What a calibration that knew the true noise would predict, on
+			// the degrees of freedom the comparisons had.
+			design.Noise = Prior{WithinVar: math.Log1p(0.02 * 0.02), WithinDF: wdf, BetweenVar: math.Log1p(0.01 * 0.01), BetweenDF: bdf}
 			measuredPass := float64(cellPass) / float64(runs)
 			if change == 0 {
-				t.Logf("A/A, 10-session baseline, %d runs: any regression %.2f%%; w00 tpot_ms.p50 passes %.1f%%, predicted %.1f%%",
-					runs, 100*s.rate(s.anyRegression), 100*measuredPass, 100*passChance)
+				t.Logf("A/A, 10-session baseline, %d runs: any regression %.2f%%; w00 tpot_ms.p50 passes %.1f%%, predicted %.1f%% (from the true noise %.1f%%)",
+					runs, 100*s.rate(s.anyRegression), 100*measuredPass, 100*passChance, 100*design.PassChance())
 				if s.rate(s.anyRegression) > slack(0.01) {
 					t.Errorf("A/A false alarms %.2f%% > alpha", 100*s.rate(s.anyRegression))
 				}
-				if math.Abs(measuredPass-passChance) > agree {
-					t.Errorf("pass rate %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*measuredPass, 100*passChance)
+				if math.Abs(measuredPass-passChance) > agree || math.Abs(measuredPass-design.PassChance()) > agree {
+					t.Errorf("pass rate %.1f%% vs predicted %.1f%% (true noise %.1f%%): more than %.0f points apart", 100*measuredPass, 100*passChance, 100*design.PassChance(), 100*agree)
 				}
 				return
 			}
-			t.Logf("tpot_ms.p50 +%.0f%%, 10-session baseline, %d runs: named %.1f%%, predicted %.1f%%, other cells named %.2f%%",
-				100*change, runs, 100*s.rate(s.named), 100*predicted, 100*s.rate(s.otherNamed))
-			if math.Abs(s.rate(s.named)-predicted) > agree {
-				t.Errorf("+%.0f%%: measured power %.1f%% vs predicted %.1f%%: more than 5 points apart", 100*change, 100*s.rate(s.named), 100*predicted)
+			t.Logf("tpot_ms.p50 +%.0f%%, 10-session baseline, %d runs: named %.1f%%, predicted %.1f%% (from the true noise %.1f%%), other cells named %.2f%%",
+				100*change, runs, 100*s.rate(s.named), 100*predicted, 100*design.Power(change), 100*s.rate(s.otherNamed))
+			if math.Abs(s.rate(s.named)-predicted) > agree || math.Abs(s.rate(s.named)-design.Power(change)) > agree {
+				t.Errorf("+%.0f%%: measured power %.1f%% vs predicted %.1f%% (true noise %.1f%%): more than %.0f points apart", 100*change, 100*s.rate(s.named), 100*predicted, 100*design.Power(change), 100*agree)
 			}
 			if change == 0.08 && s.rate(s.named) < power {
 				t.Errorf("+8%%: named in %.1f%% < 90%%", 100*s.rate(s.named))

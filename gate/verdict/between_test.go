@@ -138,3 +138,46 @@ func TestPolicyNoiseKnobs(t *testing.T) {
 		t.Errorf("ttft_ms.p99: %v", v)
 	}
 }
+
+// TestDesignMatchesCompare: a Design with the noise a comparison used
+// predicts the same standard error, MDE, pass tolerance and pass chance as
+// the comparison's cell (the calibrate table and the report agree).
+func TestDesignMatchesCompare(t *testing.T) {
+	b, c := arms(13, 10, 5, 0.02, "", 1)
+	p := DefaultPolicy()
+	p.Noise = Priors{}
+	for w := 0; w < 10; w++ {
+		cell := map[string]Prior{}
+		for _, id := range DefaultGated {
+			cell[id] = Prior{BetweenVar: 0.01 * 0.01, BetweenDF: 20, Source: "calibration"}
+		}
+		p.Noise[b[w].Workload.Cell] = cell
+	}
+	cmp := mustCompare(t, b, c, p)
+	cell := cellOf(cmp, "w04", "tpot_ms.p50")
+	d := Design{
+		CandidateTrials: 5, BaselineTrials: 5, BaselineSessions: 1,
+		Noise: Prior{WithinVar: cell.Noise.Sigma * cell.Noise.Sigma, WithinDF: cell.Noise.WithinDF,
+			BetweenVar: cell.Noise.Between * cell.Noise.Between, BetweenDF: cell.Noise.BetweenDF},
+		Tolerance: cell.Tolerance / 100, Family: cmp.Family, LookAlpha: cmp.LookAlpha, PassAlpha: p.PassAlpha,
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"MDE", 100 * d.MDE(), cell.MDE},
+		{"pass tolerance", 100 * d.PassTolerance(), cell.PassTolerance},
+		{"pass chance", d.PassChance(), cell.PassChance},
+		{"power at 8 %", d.Power(0.08), cmp.Power(cell, 0.08)},
+	} {
+		if math.Abs(c.got-c.want) > 1e-6*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("%s: design %v, comparison %v", c.name, c.got, c.want)
+		}
+	}
+	// Ten baseline sessions shrink the session term: a smaller MDE.
+	d10 := d
+	d10.BaselineSessions = 10
+	if d10.MDE() >= d.MDE() {
+		t.Errorf("MDE with 10 sessions %v, with one %v", d10.MDE(), d.MDE())
+	}
+}

@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// power is the power the minimum detectable effect is quoted at.
-const power = 0.8
-
 // test computes the cell's estimate, standard error and one-sided p-values.
 // It returns false when no test is possible (non-positive values of a
 // relative metric).
@@ -172,11 +169,8 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 		tH, q := tq.at(1-stepAlpha, df), tq.at(1-p.PassAlpha, df)
 		mde := (tH + tq.at(power, df)) * se
 		cell.MDE = pc.scale(mde)
-		// An unchanged build passes when its estimate plus q·SE is inside
-		// the tolerance: with probability P(T <= tol/SE − q), and with 90 %
-		// at a tolerance of (q + t(0.9))·SE.
 		cell.PassTolerance = pc.scale((q + tq.at(passTarget, df)) * se)
-		cell.PassChance = tCDF(pc.tol/se-q, df)
+		cell.PassChance = passChance(se, df, q, pc.tol)
 		if mde > pc.tol && cell.Gated {
 			cell.Warnings = append(cell.Warnings, fmt.Sprintf("minimum detectable change %s exceeds the tolerance %s: add trials to detect a regression this small", pc.format(cell.MDE), pc.format(cell.Tolerance)))
 		}
@@ -199,10 +193,6 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 		}
 	}
 }
-
-// passTarget is the pass rate PassTolerance is quoted at: the smallest
-// tolerance at which an unchanged build passes this often.
-const passTarget = 0.9
 
 // limit says what keeps an inconclusive gated cell undecided: with the
 // current estimate w, would the cell be decided (pass, or a regression or
@@ -332,28 +322,4 @@ func (q *quantiles) at(p, df float64) float64 {
 	v := tQuantile(p, df)
 	(*q)[k] = v
 	return v
-}
-
-// Power is the predicted chance that this comparison's design calls a
-// true worsening of change (a fraction for relative metrics, 0.08 = 8 %;
-// points as a fraction for absolute ones) of cell a regression when it is
-// the only changed cell: its estimate must pass both the first Holm
-// step's threshold and the tolerance, P(T > max(tH, tol/SE) − δ/SE) on
-// the cell's degrees of freedom. It is the formula behind MDE, at any
-// change; the seeded tests check it against measured power.
-func (c *Comparison) Power(cell *Cell, change float64) float64 {
-	se, df := cell.Noise.SE, cell.Noise.DF
-	if se <= 0 {
-		return 0
-	}
-	delta, tol := change, cell.Tolerance/100
-	if !cell.Absolute {
-		delta, tol = math.Log1p(change), math.Log1p(tol)
-	}
-	step := c.LookAlpha
-	if c.Family > 0 {
-		step /= float64(c.Family)
-	}
-	tH := tQuantile(1-step, df)
-	return tSurvival(math.Max(tH, tol/se)-delta/se, df)
 }
