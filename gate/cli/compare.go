@@ -90,11 +90,11 @@ func runCompare(s *Streams, o compareOptions) error {
 	default:
 		return exitf(ExitInvalid, "--format %q: want text, markdown or json", o.format)
 	}
-	base, basePaths, err := compareLoad("--baseline", o.baseline)
+	base, basePaths, err := compareLoad("--baseline", o.baseline, true)
 	if err != nil {
 		return err
 	}
-	cand, candPaths, err := compareLoad("--candidate", o.candidate)
+	cand, candPaths, err := compareLoad("--candidate", o.candidate, false)
 	if err != nil {
 		return err
 	}
@@ -110,6 +110,9 @@ func runCompare(s *Streams, o compareOptions) error {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	p.AllowMissing, p.AllowMismatch = o.allowMissing, o.allowMismatch
+	if p.Noise, err = noisePriors(o.baseline, base, s.Err); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
 	if o.betweenSet {
 		if !(o.assumedBetween >= 0 && o.assumedBetween < 1) {
 			return exitf(ExitInvalid, "--assumed-between %v: must be a fraction in [0, 1) (0.02 = 2 %%)", o.assumedBetween)
@@ -148,7 +151,11 @@ func runCompare(s *Streams, o compareOptions) error {
 // result files, or an output directory with results/). Every error names
 // the file; a result without trials is refused here, since it can only
 // ever be "not compared".
-func compareLoad(flag, path string) ([]*result.Result, map[string]string, error) {
+// compareLoad reads one arm's result files. Two files of one cell are an
+// error in the candidate (merge shards first); in the baseline they are
+// sessions of one baseline (sessions set), and the path kept for the
+// report is the last one read.
+func compareLoad(flag, path string, sessions bool) ([]*result.Result, map[string]string, error) {
 	srcs, err := merge.Read([]string{path})
 	if err != nil {
 		return nil, nil, exitf(ExitInvalid, "%s: %w", flag, err)
@@ -159,7 +166,7 @@ func compareLoad(flag, path string) ([]*result.Result, map[string]string, error)
 		if len(src.Result.Trials) == 0 {
 			return nil, nil, exitf(ExitInvalid, "%s: %s: no trials in the result file", flag, src.Path)
 		}
-		if prev, dup := paths[src.Result.Workload.Cell]; dup {
+		if prev, dup := paths[src.Result.Workload.Cell]; dup && !sessions {
 			return nil, nil, exitf(ExitInvalid, "%s: %s and %s both hold workload cell %q (run perfgate merge first)", flag, prev, src.Path, src.Result.Workload.Cell)
 		}
 		paths[src.Result.Workload.Cell] = src.Path

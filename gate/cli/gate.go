@@ -128,6 +128,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	if policy.Noise, err = noisePriors(baseDir, baselines, s.Err); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
 
 	var manifests []*workload.Manifest
 	if len(cfg.Workloads) > 0 {
@@ -208,7 +211,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	}}
 	if cfg.Server.URL != "" {
 		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
+			URL: cfg.Server.URL, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 		})
 		if err != nil {

@@ -22,6 +22,9 @@ import (
 // on a free loopback port, announces it the way vLLM's Uvicorn does, and
 // runs until perfgate stops it.
 func TestMain(m *testing.M) {
+	if os.Getenv("CLI_TEST_PERFGATE_MAIN") == "1" {
+		os.Exit(perfgateTestMain()) // see calibrate_test.go
+	}
 	if os.Getenv("CLI_TEST_SERVE_SIM") == "1" {
 		os.Exit(gateServeSim())
 	}
@@ -40,6 +43,14 @@ func gateServeSim() int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	// CLI_TEST_SIM_PRINT_ENV=1: log the environment and arguments at start,
+	// as servers do when debugging (vLLM logs its args).
+	if os.Getenv("CLI_TEST_SIM_PRINT_ENV") == "1" {
+		for _, kv := range os.Environ() {
+			fmt.Println(kv)
+		}
+		fmt.Printf("args: %s\n", strings.Join(os.Args[1:], " "))
 	}
 	fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
 	var h http.Handler = sim.New(cfg)

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"time"
 
@@ -50,8 +50,8 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	// proxy) may echo the request's Authorization header: the key must
 	// never reach a result file or report.
 	defer func() {
-		if c.apiKey != "" && rec.ErrorBody != "" {
-			rec.ErrorBody = strings.ReplaceAll(rec.ErrorBody, c.apiKey, "[redacted]")
+		if rec.ErrorBody != "" {
+			rec.ErrorBody = clipString(c.scrub.String(rec.ErrorBody), metrics.ErrorSampleBytes)
 		}
 	}()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
@@ -75,9 +75,19 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	defer resp.Body.Close()
 	x.status = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, metrics.ErrorSampleBytes))
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, metrics.ErrorSampleBytes+scrubMargin))
 		rec.Done = time.Since(anchor)
 		rec.ErrorType, rec.ErrorBody = fmt.Sprintf("http_%d", resp.StatusCode), string(head)
+		return
+	}
+	if ct := resp.Header.Get("Content-Type"); !isEventStream(ct) {
+		// A 200 that is not a stream (an HTML error page from a proxy, a
+		// JSON answer from a server that ignored "stream": true) would
+		// otherwise read as a stream without events: "truncated".
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, metrics.ErrorSampleBytes))
+		rec.Done = time.Since(anchor)
+		rec.ErrorType = "not_event_stream"
+		rec.ErrorBody = fmt.Sprintf("not an event stream: Content-Type %s: %s", ct, head)
 		return
 	}
 	c.stream(ctx, anchor, resp.Body, x)
@@ -85,6 +95,17 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	if x.sawDone {
 		drain(resp.Body)
 	}
+}
+
+// isEventStream reports whether a response's Content-Type allows an SSE
+// body: text/event-stream with any parameters, or no Content-Type at all
+// (some minimal servers send none; the decoder then decides).
+func isEventStream(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "text/event-stream"
 }
 
 // drain reads what follows [DONE] (the chunked body's terminator) so the
@@ -204,11 +225,21 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 	}
 }
 
+// scrubMargin is how much more than ErrorSampleBytes of an error body is
+// kept until it is scrubbed: a secret that straddles the cut is then still
+// whole, and replaced, instead of leaving its first bytes in the sample.
+const scrubMargin = 256
+
+// clip keeps what of an error body may reach the sample, before scrubbing.
 func clip(b []byte) string {
-	if len(b) > metrics.ErrorSampleBytes {
-		b = b[:metrics.ErrorSampleBytes]
+	return clipString(string(b), metrics.ErrorSampleBytes+scrubMargin)
+}
+
+func clipString(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
 	}
-	return string(b)
+	return s
 }
 
 // classify names a transport error. connecting is true before the
@@ -225,6 +256,10 @@ func classify(ctx context.Context, err error, connecting bool) string {
 		return "truncated"
 	case errors.Is(err, sse.ErrEventTooLarge):
 		return "bad_chunk"
+	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
+		// The client's own descriptor limit, not the server's fault
+		// (RunTrials checks the limit first; see fdlimit.go).
+		return clientFDLimit
 	}
 	var op *net.OpError
 	if connecting && errors.As(err, &op) && op.Op == "dial" {
@@ -235,6 +270,10 @@ func classify(ctx context.Context, err error, connecting bool) string {
 	}
 	return "read_error"
 }
+
+// clientFDLimit marks requests the client could not open a connection for
+// because it ran out of file descriptors.
+const clientFDLimit = "client_fd_limit"
 
 // canceled marks requests cut off by an interrupt: not the server's fault,
 // so they are not counted as failures.
