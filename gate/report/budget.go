@@ -92,14 +92,69 @@ func cutLines(s string, limit int) string {
 
 func runeLen(s string) int { return len([]rune(s)) }
 
-// defaultTrimmedNote names the trimmed sections and where the full report is.
-func defaultTrimmedNote(fullReport string) func([]string) string {
+// defaultTrimmedNote names the trimmed sections and where the untrimmed
+// report is: fullReport is a path in the output directory (report.md,
+// never the trimmed comment itself), url a link to the run's artifact
+// that holds it.
+func defaultTrimmedNote(fullReport, url string) func([]string) string {
 	return func(names []string) string {
-		where := "the full report is in the run's artifacts"
-		if fullReport != "" {
-			where = "the full report is " + Code(fullReport)
+		where := "the untrimmed report is report.md in the run's output directory"
+		switch {
+		case fullReport != "" && url != "":
+			where = "the untrimmed report is " + Code(fullReport) + " in [the run's artifact](" + linkTarget(url) + ")"
+		case fullReport != "":
+			where = "the untrimmed report is " + Code(fullReport) + " in the run's output directory"
+		case url != "":
+			where = "the untrimmed report is in [the run's artifact](" + linkTarget(url) + ")"
 		}
 		return fmt.Sprintf("\n> [!NOTE]\n> Shortened to fit GitHub's comment size limit (%s trimmed); %s.\n",
 			strings.Join(names, ", "), where)
 	}
+}
+
+// linkTarget makes a URL safe as a markdown link target: characters that
+// could end the link or the line are percent-encoded, and anything but an
+// http(s) URL is dropped.
+func linkTarget(u string) string {
+	if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		return "#"
+	}
+	var b strings.Builder
+	for _, r := range u {
+		if r <= ' ' || strings.ContainsRune("()<>[]`\"'\\|", r) || r == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// VisibleLines is the length budget of a PR comment above its collapsed
+// details: at most this many lines stay visible (not inside <details>,
+// a collapsed section counting as its one summary line, blank lines and
+// footnote definitions not counted; GitHub draws footnotes after
+// everything else). GitHub draws a table row about 37 px tall and a line
+// of text about 24 px plus margins, so 50 such lines, most of them table
+// rows, are about 1,800 px: two screens at GitHub's width. Markdown opens
+// the regressed workloads' tables only while the comment stays within it.
+const VisibleLines = 50
+
+// visibleLines counts the lines of md that VisibleLines budgets.
+func visibleLines(md string) int {
+	n, depth := 0, 0
+	for _, line := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(line)
+		opens, closes := strings.Count(t, "<details>"), strings.Count(t, "</details>")
+		if depth == 0 && opens > 0 {
+			n++
+		} else if depth == 0 && t != "" && !strings.HasPrefix(t, "[^") && !strings.HasPrefix(t, "<!--") {
+			n++
+		}
+		depth += opens - closes
+		if depth < 0 {
+			depth = 0
+		}
+	}
+	return n
 }
