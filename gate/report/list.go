@@ -66,6 +66,12 @@ func listedCells(c *verdict.Comparison) (reg, inc []listed, full float64) {
 // its bar, trend, baseline), then every undecided one collapsed.
 func listPart(d *Data) string {
 	reg, inc, full := listedCells(d.Comparison)
+	barred := 0
+	for _, l := range append(append([]listed{}, reg...), inc...) {
+		if l.bar {
+			barred++
+		}
+	}
 	if len(reg)+len(inc) == 0 {
 		return ""
 	}
@@ -80,9 +86,13 @@ func listPart(d *Data) string {
 		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, full)))
 	}
 	if full > 0 {
-		fmt.Fprintf(&b, "\nBars: worse by %%, one scale from zero (the longest bar is %s); throughput is sign-flipped as in the tables, cells in pp have no bar.", Percent(full))
+		fmt.Fprintf(&b, "\nBars: worse by %%, one scale from zero (the longest bar is %s); throughput is sign-flipped as in the tables, cells in pp have no bar", Percent(full))
+		if barred == MaxBars && len(reg)+len(inc) > barred {
+			fmt.Fprintf(&b, ", and only the %d most severe cells in %% have one", MaxBars)
+		}
+		b.WriteString(".")
 		if trend {
-			fmt.Fprintf(&b, " Trend: the last promoted baseline runs, then the candidate (▁ lowest, █ highest of the row).")
+			fmt.Fprintf(&b, " Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the lowest and █ the highest value of the row, whose range follows.", trendRuns(d))
 		}
 		b.WriteString("\n")
 	}
@@ -131,10 +141,7 @@ func intervalLevel(rows []listed) string {
 // the metric and the candidate, with the range it spans.
 func trendOf(d *Data, cell *verdict.Cell) string {
 	runs := d.History[cell.Workload]
-	max := d.Trend
-	if max <= 0 {
-		max = TrendRuns
-	}
+	max := trendRuns(d)
 	var vals []float64
 	for _, r := range runs {
 		if v, ok := r.Centre[cell.Metric]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -152,7 +159,11 @@ func trendOf(d *Data, cell *verdict.Cell) string {
 	for _, v := range vals {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	return fmt.Sprintf("`%s` %d runs, %s – %s", Sparkline(vals), len(vals)-1, Value(lo, cell.Unit), Value(hi, cell.Unit))
+	from := Value(lo, cell.Unit)
+	if cell.Unit != "ratio" {
+		from = strings.TrimSuffix(from, " "+cell.Unit)
+	}
+	return fmt.Sprintf("`%s` %s – %s", Sparkline(vals), from, Value(hi, cell.Unit))
 }
 
 // baselineOf names the baseline a workload was compared with: its commit
@@ -198,4 +209,12 @@ func shortCommit(s string) string {
 		return string(r[:7])
 	}
 	return s
+}
+
+// trendRuns is how many promoted runs a trend shows.
+func trendRuns(d *Data) int {
+	if d.Trend > 0 {
+		return d.Trend
+	}
+	return TrendRuns
 }
