@@ -28,9 +28,10 @@ func severity(c *verdict.Cell) float64 {
 }
 
 // listedCells are the gated regressed cells then the gated undecided
-// ones, each most severe first; the first MaxBars cells in percent whose
-// change is finite are marked for a bar (cells in points get none: a
-// point is not a percent, and the column has one scale).
+// ones, each most severe first; the first MaxBars cells in percent that
+// are worse by a finite amount are marked for a bar (cells in points get
+// none: a point is not a percent, and the column has one scale). full is
+// the scale: the largest barred value.
 func listedCells(c *verdict.Comparison) (reg, inc []listed, full float64) {
 	for i := range c.Cells {
 		cell := &c.Cells[i]
@@ -51,7 +52,7 @@ func listedCells(c *verdict.Comparison) (reg, inc []listed, full float64) {
 	for _, l := range [][]listed{reg, inc} {
 		for i := range l {
 			w := worseBy(l[i].cell)
-			if bars < MaxBars && !l[i].cell.Absolute && !math.IsNaN(w) && !math.IsInf(w, 0) {
+			if bars < MaxBars && !l[i].cell.Absolute && w > 0 && !math.IsInf(w, 0) {
 				l[i].bar = true
 				bars++
 				full = math.Max(full, w)
@@ -82,19 +83,27 @@ func listPart(d *Data) string {
 		fmt.Fprintf(&b, "\n**%d regressed metric(s)**\n\n", len(reg))
 		b.WriteString(listTable(d, reg, &n, trend, full))
 	}
-	if len(inc) > 0 {
-		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, full)))
+	if full > 0 || trend {
+		b.WriteString("\n")
 	}
 	if full > 0 {
-		fmt.Fprintf(&b, "\nBars: worse by %%, one scale from zero (the longest bar is %s); throughput is sign-flipped as in the tables, cells in pp have no bar", Percent(full))
+		fmt.Fprintf(&b, "Bars: worse by %%, from zero on one scale (the longest is %s); throughput sign-flipped as in the tables; no bar for a cell in pp or no worse", Percent(full))
 		if barred == MaxBars && len(reg)+len(inc) > barred {
-			fmt.Fprintf(&b, ", and only the %d most severe cells in %% have one", MaxBars)
+			fmt.Fprintf(&b, ", nor beyond the %d most severe", MaxBars)
 		}
 		b.WriteString(".")
-		if trend {
-			fmt.Fprintf(&b, " Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the lowest and █ the highest value of the row, whose range follows.", trendRuns(d))
+	}
+	if trend {
+		if full > 0 {
+			b.WriteString(" ")
 		}
+		fmt.Fprintf(&b, "Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the row's lowest value and █ its highest, and the range follows.", trendRuns(d))
+	}
+	if full > 0 || trend {
 		b.WriteString("\n")
+	}
+	if len(inc) > 0 {
+		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, full)))
 	}
 	return b.String()
 }

@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 func TestManyWorkloadsGolden(t *testing.T) {
@@ -136,7 +138,7 @@ func TestChartMatchesTable(t *testing.T) {
 		if bars > MaxBars {
 			t.Errorf("%d bars, at most %d", bars, MaxBars)
 		}
-		if m := regexp.MustCompile(`the longest bar is (\S+ %)`).FindStringSubmatch(md); bars > 0 && (m == nil || parse(t, m[1]) != longest) {
+		if m := regexp.MustCompile(`the longest is (\S+ %)`).FindStringSubmatch(md); bars > 0 && (m == nil || parse(t, m[1]) != longest) {
 			t.Errorf("caption %v does not name the longest bar %v", m, longest)
 		}
 		for _, r := range rows {
@@ -229,5 +231,80 @@ func TestSparkline(t *testing.T) {
 		if got := Sparkline(tt.in); got != tt.want {
 			t.Errorf("Sparkline(%v) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestCollapsedSummaryEscapes: an undecided workload's name from a file
+// goes into a <summary>, where it must not close the section or mention
+// anyone.
+func TestCollapsedSummaryEscapes(t *testing.T) {
+	d := twelveWorkloads(false)
+	for i := range d.Comparison.Workloads {
+		if d.Comparison.Workloads[i].Cell == "rag-32k-c4" {
+			d.Comparison.Workloads[i].Cell = "rag</summary></details>@team"
+		}
+	}
+	for i := range d.Comparison.Cells {
+		if d.Comparison.Cells[i].Workload == "rag-32k-c4" {
+			d.Comparison.Cells[i].Workload = "rag</summary></details>@team"
+		}
+	}
+	md := string(render(t, d, 0))
+	if strings.Contains(md, "</summary></details>@") || strings.Contains(md, "@team") {
+		t.Error("hostile workload name unescaped")
+	}
+	if strings.Count(md, "<details>") != strings.Count(md, "</details>") || strings.Count(md, "<summary>") != strings.Count(md, "</summary>") {
+		t.Error("a section is left open or closed early")
+	}
+	if !strings.Contains(md, "<summary>⚠️ rag&#60;/summary&#62;&#60;/details&#62;&#64;team: inconclusive") {
+		t.Error("the undecided workload's summary is missing")
+	}
+}
+
+func TestTrimNote(t *testing.T) {
+	tests := []struct{ path, url, want string }{
+		{"perfgate-out/report.md", "", "the untrimmed report is `perfgate-out/report.md` in the run's output directory."},
+		{"perfgate-out/report.md", "https://github.com/o/r/actions/runs/1/artifacts/2", "the untrimmed report is `perfgate-out/report.md` in [the run's artifact](https://github.com/o/r/actions/runs/1/artifacts/2)."},
+		{"", "https://x/a)b c", "in [the run's artifact](https://x/a%29b%20c)."},
+		{"", "javascript:alert(1)", "in [the run's artifact](#)."},
+		{"", "", "the untrimmed report is report.md in the run's output directory."},
+	}
+	for _, tt := range tests {
+		got := defaultTrimmedNote(tt.path, tt.url)([]string{"all metrics"})
+		if !strings.Contains(got, "(all metrics trimmed)") || !strings.HasSuffix(got, tt.want+"\n") {
+			t.Errorf("note(%q, %q) = %q, want suffix %q", tt.path, tt.url, got, tt.want)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		5 * time.Minute: "5 min", 3 * time.Hour: "3 h", 47 * time.Hour: "47 h", 71 * time.Hour: "2 days", -time.Hour: "newer than the run",
+	} {
+		if got := Age(d); got != want {
+			t.Errorf("Age(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestTrendLastRuns: the trend shows at most Data.Trend promoted runs
+// (the newest), then the candidate, and says when there is no history.
+func TestTrendLastRuns(t *testing.T) {
+	d := twelveWorkloads(false)
+	d.Trend = 3
+	var cell *verdict.Cell
+	for i := range d.Comparison.Cells {
+		if c := &d.Comparison.Cells[i]; c.Workload == "chat-1k-c16" && c.Metric == "tpot_ms.p50" {
+			cell = c
+		}
+	}
+	runs := d.History["chat-1k-c16"]
+	want := "`" + Sparkline([]float64{runs[5].Centre["tpot_ms.p50"], runs[6].Centre["tpot_ms.p50"], runs[7].Centre["tpot_ms.p50"], cell.Candidate.Centre}) + "` "
+	if got := trendOf(d, cell); !strings.HasPrefix(got, want) {
+		t.Errorf("trend %q, want prefix %q", got, want)
+	}
+	delete(d.History, "chat-1k-c16")
+	if got := trendOf(d, cell); got != "no history" {
+		t.Errorf("trend without history %q", got)
 	}
 }
