@@ -93,41 +93,18 @@ func cutLines(s string, limit int) string {
 func runeLen(s string) int { return len([]rune(s)) }
 
 // defaultTrimmedNote names the trimmed sections and where the untrimmed
-// report is: fullReport is a path in the output directory (report.md,
-// never the trimmed comment itself), url a link to the run's artifact
-// that holds it.
-func defaultTrimmedNote(fullReport, url string) func([]string) string {
+// report is: fullReport is its path in the output directory (report.md,
+// never the trimmed comment itself), the directory the Action uploads as
+// the run's artifact.
+func defaultTrimmedNote(fullReport string) func([]string) string {
 	return func(names []string) string {
 		where := "the untrimmed report is report.md in the run's output directory"
-		switch {
-		case fullReport != "" && url != "":
-			where = "the untrimmed report is " + Code(fullReport) + " in [the run's artifact](" + linkTarget(url) + ")"
-		case fullReport != "":
+		if fullReport != "" {
 			where = "the untrimmed report is " + Code(fullReport) + " in the run's output directory"
-		case url != "":
-			where = "the untrimmed report is in [the run's artifact](" + linkTarget(url) + ")"
 		}
 		return fmt.Sprintf("\n> [!NOTE]\n> Shortened to fit GitHub's comment size limit (%s trimmed); %s.\n",
 			strings.Join(names, ", "), where)
 	}
-}
-
-// linkTarget makes a URL safe as a markdown link target: characters that
-// could end the link or the line are percent-encoded, and anything but an
-// http(s) URL is dropped.
-func linkTarget(u string) string {
-	if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
-		return "#"
-	}
-	var b strings.Builder
-	for _, r := range u {
-		if r <= ' ' || strings.ContainsRune("()<>[]`\"'\\|", r) || r == 0x7f {
-			fmt.Fprintf(&b, "%%%02X", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // VisibleLines is the length budget of a PR comment above its collapsed

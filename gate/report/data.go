@@ -33,10 +33,6 @@ type Data struct {
 	// the output directory, never the trimmed comment itself); the trimmed
 	// PR comment points there.
 	FullReport string
-	// FullReportURL, when set, is a link to where a reader of the PR can
-	// open the full report (the run's uploaded artifact); the trim note
-	// links it next to FullReport.
-	FullReportURL string
 	// History holds the promoted baseline runs of each workload cell,
 	// oldest first, from baselines/<profile>/history/<cell>.jsonl; the
 	// list of regressed and undecided cells draws a trend from it. Nil
