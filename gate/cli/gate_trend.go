@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -37,6 +39,16 @@ func gateAttachHistory(d *report.Data, root, profile string, warn io.Writer) {
 		}
 		d.History[w.Cell] = historyRuns(lines)
 	}
+}
+
+// compareAttachHistory gives `perfgate compare` the trend when --baseline
+// is a profile directory (baselines/<profile>), which holds history/.
+func compareAttachHistory(d *report.Data, baselineArg string, warn io.Writer) {
+	if fi, err := os.Stat(baselineArg); err != nil || !fi.IsDir() {
+		return
+	}
+	dir := filepath.Clean(baselineArg)
+	gateAttachHistory(d, filepath.Dir(dir), filepath.Base(dir), warn)
 }
 
 // historyRuns summarises each history line as the comparison summarises

@@ -58,6 +58,20 @@ func TestGateCommentShowsTrend(t *testing.T) {
 	if !strings.Contains(string(md), "| Trend |") || !strings.Contains(string(md), want) {
 		t.Errorf("comment.md lacks the trend %q:\n%s", want, md)
 	}
+	// compare reads the same history from the profile directory.
+	code, stdout, errOut = runCLI("compare", "--config", cfg, "--baseline", baseDir, "--candidate", candDir, "--format", "markdown")
+	if code != ExitRegression || !strings.Contains(stdout, want) {
+		t.Errorf("compare --format markdown: exit %d, lacks the trend %q:\n%s\n%s", code, want, stdout, errOut)
+	}
+	// A history file that does not parse costs the trend, named with
+	// its line, not the comparison.
+	if err := os.WriteFile(filepath.Join(baseDir, "history", "a.jsonl"), append(hist, "{oops\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errOut = runCLI("compare", "--config", cfg, "--baseline", baseDir, "--candidate", candDir, "--format", "markdown")
+	if code != ExitRegression || strings.Contains(stdout, "| Trend |") || !strings.Contains(errOut, "a.jsonl:4") {
+		t.Errorf("corrupt history: exit %d, stderr %q\n%s", code, errOut, stdout)
+	}
 }
 
 func TestHistoryRunsCentre(t *testing.T) {
