@@ -25,39 +25,23 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	}
 	notes := newFootnotes()
 	head := headPart(d, notes)
-	rest := func(tables *part) []*part {
-		parts := []*part{
-			{name: "headline", versions: []string{head}, order: 1000},
-			{name: "list", versions: []string{listPart(d)}, order: 1000},
-			{name: "server log", versions: serverLogVersions(d), order: 900},
-			tables,
-			{name: "serving facts", versions: factsVersions(d), order: 20},
-			{name: "invalid trials", versions: []string{excludedPart(d), ""}, order: 19},
-			{name: "fingerprint differences", versions: []string{fingerprintPart(d), ""}, order: 18},
-			{name: "noise and detectable effects", versions: []string{noisePart(d), ""}, order: 15},
-			{name: "all metrics", versions: []string{allMetricsPart(d), ""}, order: 10},
-			{name: "warnings", versions: notes.versions(), order: 25},
-		}
-		if d.Footer != "" {
-			parts = append(parts, &part{name: "footer", versions: []string{"\n" + d.Footer + "\n"}, order: 1000})
-		}
-		return parts
+	tables := tablesPart(d, notes, 0)
+	parts := []*part{
+		{name: "headline", versions: []string{head}, order: 1000},
+		{name: "list", versions: []string{listPart(d)}, order: 1000},
+		{name: "server log", versions: serverLogVersions(d), order: 900},
+		tables,
+		{name: "serving facts", versions: factsVersions(d), order: 20},
+		{name: "invalid trials", versions: []string{excludedPart(d), ""}, order: 19},
+		{name: "fingerprint differences", versions: []string{fingerprintPart(d), ""}, order: 18},
+		{name: "noise and detectable effects", versions: []string{noisePart(d), ""}, order: 15},
+		{name: "all metrics", versions: []string{allMetricsPart(d), ""}, order: 10},
+		{name: "warnings", versions: notes.versions(), order: 25},
 	}
-	// Open the regressed workloads' tables, most severe first, while the
-	// visible part of the fullest rendering stays within VisibleLines; the
-	// first is always open. The closed rendering counts everything else.
-	regressed := regressedWorkloads(d.Comparison)
-	closed := visibleLines(joinFirst(rest(tablesPart(d, notes, 0))))
-	open, lines := 0, closed
-	for _, w := range regressed {
-		t := visibleLines(workloadTable(w.Workload, w.cells, notes) + serverContext(d, w.Workload.Cell))
-		if open > 0 && lines+t > VisibleLines {
-			break
-		}
-		open++
-		lines += t
+	if d.Footer != "" {
+		parts = append(parts, &part{name: "footer", versions: []string{"\n" + d.Footer + "\n"}, order: 1000})
 	}
-	parts := rest(tablesPart(d, notes, open))
+	openTables(d, notes, parts, tables)
 	marker := "\n" + Marker(d.Profile) + "\n"
 	budget := limit
 	if budget > 0 {
@@ -66,6 +50,26 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	body := fit(budget, parts, defaultTrimmedNote(d.FullReport))
 	_, err := io.WriteString(w, body+marker)
 	return err
+}
+
+// openTables opens the regressed workloads' tables, most severe first,
+// while the visible part of the fullest rendering stays within
+// VisibleLines; the first is always open. It counts the comment with every
+// such table closed (parts, whose tables part is tables), then adds the
+// tables one by one, and replaces tables' versions with the chosen
+// rendering.
+func openTables(d *Data, notes *footnotes, parts []*part, tables *part) {
+	lines := visibleLines(joinFirst(parts))
+	open := 0
+	for _, w := range regressedWorkloads(d.Comparison) {
+		t := visibleLines(workloadTable(w.Workload, w.cells, notes) + serverContext(d, w.Workload.Cell))
+		if open > 0 && lines+t > VisibleLines {
+			break
+		}
+		open++
+		lines += t
+	}
+	tables.versions = tablesPart(d, notes, open).versions
 }
 
 // joinFirst joins the fullest versions of the parts.
