@@ -52,35 +52,6 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	return err
 }
 
-// openTables opens the regressed workloads' tables, most severe first,
-// while the visible part of the fullest rendering stays within
-// VisibleLines; the first is always open. It counts the comment with every
-// such table closed (parts, whose tables part is tables), then adds the
-// tables one by one, and replaces tables' versions with the chosen
-// rendering.
-func openTables(d *Data, notes *footnotes, parts []*part, tables *part) {
-	lines := visibleLines(joinFirst(parts))
-	open := 0
-	for _, w := range regressedWorkloads(d.Comparison) {
-		t := visibleLines(workloadTable(w.Workload, w.cells, notes) + serverContext(d, w.Workload.Cell))
-		if open > 0 && lines+t > VisibleLines {
-			break
-		}
-		open++
-		lines += t
-	}
-	tables.versions = tablesPart(d, notes, open).versions
-}
-
-// joinFirst joins the fullest versions of the parts.
-func joinFirst(parts []*part) string {
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.versions[0])
-	}
-	return b.String()
-}
-
 // outcomeIcon is the emoji GitHub users scan for.
 func outcomeIcon(o string) string {
 	switch o {
