@@ -70,7 +70,7 @@ func runFacts(d *Data) string {
 		{"Server version", func(r *result.Result) string { return r.Server.Version }},
 		{"Max model len", func(r *result.Result) string { return itoaOr(r.Server.MaxModelLen) }},
 		{"GPUs", gpus},
-		{"Server arguments", func(r *result.Result) string { return fp(r, "server.argv", "server.args", "server.command") }},
+		{"Server arguments", func(r *result.Result) string { return fp(r, argvKeys...) }},
 		{"Parallelism", parallelism},
 		{"KV cache dtype", func(r *result.Result) string {
 			return orStr(fp(r, "server.kv_cache_dtype", "vllm.kv_cache_dtype"), flagValue(argv(r), "--kv-cache-dtype"))
@@ -132,7 +132,7 @@ func fp(r *result.Result, keys ...string) string {
 }
 
 func gpus(r *result.Result) string {
-	name, count := fp(r, "gpu.name"), fp(r, "gpu.count")
+	name, count := fp(r, result.KeyGPUName), fp(r, result.KeyGPUCount)
 	if count == "" && r.Server.GPUs > 0 {
 		count = strconv.Itoa(r.Server.GPUs)
 	}
@@ -145,10 +145,15 @@ func gpus(r *result.Result) string {
 	return count
 }
 
+// argvKeys are the fingerprint keys that may hold the server's command
+// line: result.KeyServerArgv, which perfgate writes, and the names other
+// tools' fingerprints use.
+var argvKeys = []string{result.KeyServerArgv, "server.args", "server.command"}
+
 // argv returns the server's command line as words. The fingerprint may hold
 // it as a JSON array or as a space-separated string.
 func argv(r *result.Result) []string {
-	raw := fp(r, "server.argv", "server.args", "server.command")
+	raw := fp(r, argvKeys...)
 	if strings.HasPrefix(raw, "[") {
 		var words []string
 		if json.Unmarshal([]byte(raw), &words) == nil {
@@ -209,7 +214,7 @@ func parallelism(r *result.Result) string {
 func envFacts(r *result.Result) string {
 	var kv []string
 	for k, v := range r.Fingerprint {
-		if name, ok := strings.CutPrefix(k, "env."); ok {
+		if name, ok := strings.CutPrefix(k, result.EnvPrefix); ok {
 			kv = append(kv, name+"="+v)
 		}
 	}
@@ -219,12 +224,12 @@ func envFacts(r *result.Result) string {
 
 // otherFingerprint lists fingerprint keys no other row shows.
 func otherFingerprint(r *result.Result) string {
-	shown := map[string]bool{"gpu.name": true, "gpu.count": true, "server.argv": true, "server.args": true, "server.command": true,
+	shown := map[string]bool{result.KeyGPUName: true, result.KeyGPUCount: true, result.KeyServerArgv: true, "server.args": true, "server.command": true,
 		"server.kv_cache_dtype": true, "vllm.kv_cache_dtype": true, "server.quantization": true, "vllm.quantization": true,
 		"server.tensor_parallel_size": true, "server.pipeline_parallel_size": true, "server.data_parallel_size": true, "server.enable_expert_parallel": true}
 	var kv []string
 	for k, v := range r.Fingerprint {
-		if !shown[k] && !strings.HasPrefix(k, "env.") {
+		if !shown[k] && !strings.HasPrefix(k, result.EnvPrefix) {
 			kv = append(kv, k+"="+v)
 		}
 	}
@@ -313,19 +318,13 @@ func shape(r *result.Result) string {
 			}
 		}
 	}
-	var spec map[string]any
-	if len(r.Workload.Spec) > 0 && json.Unmarshal(r.Workload.Spec, &spec) == nil {
-		for _, k := range []string{"concurrency", "max_concurrency", "rate", "request_rate"} {
-			if v, ok := spec[k]; ok {
-				parts = append(parts, fmt.Sprintf("%s %v", strings.ReplaceAll(k, "_", " "), v))
+	if spec, err := r.Workload.ParseSpec(); err == nil {
+		if l, ok := spec.Shape(); ok {
+			conc := "unlimited"
+			if l.Concurrency > 0 {
+				conc = strconv.Itoa(l.Concurrency)
 			}
-		}
-		if load, ok := spec["load"].(map[string]any); ok {
-			for _, k := range []string{"concurrency", "rate"} {
-				if v, ok := load[k]; ok {
-					parts = append(parts, fmt.Sprintf("%s %v", k, v))
-				}
-			}
+			parts = append(parts, "concurrency "+conc, "rate "+result.FormatRate(l.Rate))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -367,10 +366,5 @@ func medianValue(r *result.Result, id string) string {
 	if len(v) == 0 {
 		return "–"
 	}
-	sort.Float64s(v)
-	m := v[len(v)/2]
-	if len(v)%2 == 0 {
-		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return Number(m)
+	return Number(metrics.MedianOf(v))
 }

@@ -20,22 +20,25 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
 )
 
-// Keys written by Collect. Environment variables are "env.<NAME>".
+// Keys written by Collect; the names are the result file's (package
+// result owns the vocabulary). Environment variables are "env.<NAME>".
 const (
-	GPUName       = "gpu.name"
-	GPUCount      = "gpu.count"
-	GPUDriver     = "gpu.driver"
-	GPUMemoryMiB  = "gpu.memory_mib"
-	GPUMaxSMClock = "gpu.max_sm_clock_mhz"
-	GPUPowerLimit = "gpu.power_limit_w"
-	CUDAVersion   = "cuda.version"
-	VLLMVersion   = "vllm.version"
-	ServerModel   = "server.model"
-	ServerArgv    = "server.argv"
-	CPUModel      = "cpu.model"
-	Kernel        = "kernel"
+	GPUName       = result.KeyGPUName
+	GPUCount      = result.KeyGPUCount
+	GPUDriver     = result.KeyGPUDriver
+	GPUMemoryMiB  = result.KeyGPUMemoryMiB
+	GPUMaxSMClock = result.KeyGPUMaxSMClock
+	GPUPowerLimit = result.KeyGPUPowerLimit
+	CUDAVersion   = result.KeyCUDAVersion
+	VLLMVersion   = result.KeyVLLMVersion
+	ServerModel   = result.KeyServerModel
+	ServerArgv    = result.KeyServerArgv
+	CPUModel      = result.KeyCPUModel
+	Kernel        = result.KeyKernel
 )
 
 // EnvPrefixes are the environment variable prefixes recorded as env.<NAME>:
@@ -96,7 +99,7 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 	env := environ(o.Environ, o.ServerEnv)
 	for name, v := range env {
 		if recorded(name) {
-			fp["env."+name] = redactEnv(name, v)
+			fp[result.EnvPrefix+name] = redactEnv(name, v)
 		}
 	}
 	if _, ok := fp[CUDAVersion]; !ok {
