@@ -170,7 +170,7 @@ func (w Workload) ParseSpec() (Spec, error) {
 
 // Shape returns the load point of a serving or imported cell; ok is false
 // for a command cell and for a spec that records no load.
-func (s *Spec) Shape() (l Load, ok bool) {
+func (s Spec) Shape() (l Load, ok bool) {
 	switch {
 	case s.Bench != nil:
 		b := s.Bench
