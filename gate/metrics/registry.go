@@ -8,8 +8,13 @@
 //
 //   - "<distribution>.<stat>" for per-request distributions, e.g. "ttft_ms.p99",
 //     "tpot_ms.median", "itl_ms.p99.9". Stats are mean, median, std, min, max and
-//     percentiles written "p" + the number as vLLM writes it (p50, p99, p99.9).
+//     percentiles written "p" + the number as vLLM writes it (p50, p99, p99.9);
+//     ParseID and ParseStat are the one reader of that spelling.
 //   - a plain name for per-trial scalars, e.g. "output_throughput", "qpm".
+//   - the offline_* ids of `vllm bench latency` and `vllm bench throughput`
+//     (see Offline).
+//
+// The catalogue is fixed at compile time: no other package registers ids.
 package metrics
 
 import "fmt"
