@@ -268,12 +268,13 @@ func workloadFacts(d *Data, cell string) string {
 		return fmt.Sprintf("%d / %d", ok, failed)
 	})
 	row("Error types", errorTypes)
+	pcts := []metrics.Stat{metrics.Pct(50), metrics.Pct(90), metrics.Pct(95), metrics.Pct(99)}
 	for _, dist := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"} {
-		label := strings.Fields(metrics.Label(dist + ".p50"))[0]
+		label := strings.Fields(metrics.Label(metrics.ID{Base: dist, Stat: pcts[0]}.String()))[0]
 		row(label+" p50 / p90 / p95 / p99", func(r *result.Result) string {
 			var vs []string
-			for _, p := range []string{"p50", "p90", "p95", "p99"} {
-				vs = append(vs, medianValue(r, dist+"."+p))
+			for _, p := range pcts {
+				vs = append(vs, medianValue(r, metrics.ID{Base: dist, Stat: p}.String()))
 			}
 			if strings.Trim(strings.Join(vs, ""), "–") == "" {
 				return ""
