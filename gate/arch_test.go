@@ -49,12 +49,16 @@ func TestImportDirection(t *testing.T) {
 		{"gate/verdict", []string{"net/http", "os/exec", mod + "gate/loadgen", mod + "gate/report"}, "verdicts are pure statistics"},
 		{"gate/report", []string{"net/http", "os/exec", mod + "gate/loadgen", mod + "gate/github"}, "renderers are pure"},
 		{"gate/loadgen", []string{mod + "gate/verdict", mod + "gate/report"}, "measuring never depends on judging"},
+		{"gate/ready", []string{mod + "gate/loadgen", mod + "gate/server", mod + "gate/verdict", mod + "gate/report"}, "the one readiness protocol serves the load generator and the launcher alike, depending on neither"},
 		{"gate/sim", []string{mod + "gate/sse", mod + "gate/loadgen"}, "the simulator shares no protocol code with the client, so each catches the other's mistakes"},
 		{"gate/sse", []string{mod + "gate/sim"}, "the client shares no protocol code with the simulator"},
 		{"gate/verdict", []string{mod + "gate/workload"}, "the verdict reads the result file's own vocabulary (result.Spec), not the workload parser"},
 		{"gate/report", []string{mod + "gate/workload"}, "reports read the result file's own vocabulary (result.Spec)"},
 		{"gate/workload", []string{mod + "gate/vllmbench"}, "metric ids live in the gate/metrics catalogue, not in an importer registered by a blank import"},
 		{"gate/metrics", []string{mod + "gate/vllmbench", mod + "gate/workload", mod + "gate/verdict"}, "the catalogue is the bottom of the chain: everything names metrics through it"},
+		{"gate/verdict", []string{mod + "gate/config"}, "the config -> policy mapping is verdict.FromConfig over plain values; the verdict never reads configuration"},
+		{"gate/pipeline", []string{"os", "net/http", "os/exec", mod + "gate/config", mod + "gate/loadgen", mod + "gate/report"}, "the gate's judging step runs on what it is given (Trials, results) and does no I/O"},
+		{"gate/redact", []string{strings.TrimSuffix(mod, "/")}, "the secret rule depends on nothing of the module, so every package may use it"},
 	}
 	for pkg, deps := range graph {
 		rel := strings.TrimPrefix(pkg, mod)

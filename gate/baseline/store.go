@@ -41,12 +41,6 @@ type Requirements struct {
 	MaxInvalidShare float64
 }
 
-// DefaultRequirements match verdict.DefaultPolicy's MinTrials and
-// MaxInvalidShare.
-func DefaultRequirements() Requirements {
-	return Requirements{MinTrials: 3, MaxInvalidShare: 0.25}
-}
-
 // Run is one result file offered for promotion; Source names it in errors.
 type Run struct {
 	Source string

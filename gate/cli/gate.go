@@ -34,7 +34,7 @@ var gateFlagKeys = map[string]string{
 	"gpus":                 "server.gpus",
 	"baselines":            "baselines",
 	"output":               "output",
-	"trials":               "policy.min_trials",
+	"trials":               "trials.min",
 	"max-trials":           "trials.max",
 	"budget":               "trials.budget",
 	"alpha":                "policy.alpha",
@@ -150,29 +150,39 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		}
 	}
 
+	serving := gateServing(manifests)
+	if o.from == "" {
+		if len(manifests) == 0 {
+			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
+		}
+		if serving && len(cfg.Server.Command) == 0 && cfg.Server.URL == "" {
+			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
+		}
+	}
+	release, err := outputDir("output", cfg.Output, merge.ResultsDir)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	defer release()
+
 	var out *pipeline.Outcome
-	if o.from != "" {
+	var failed *server.Failure // a launched server that failed
+	switch {
+	case o.from != "":
 		out, err = gateJudge(o.from, baselines, manifests, policy)
 		if err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
-	} else {
-		if len(manifests) == 0 {
-			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
-		}
-		serving := gateServing(manifests)
-		if serving && len(cfg.Server.Command) > 0 {
-			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l)
-		} else if serving && cfg.Server.URL == "" {
-			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
-		} else {
-			out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
-		}
-		if err != nil {
-			return err
-		}
+	case serving && len(cfg.Server.Command) > 0:
+		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, &failed)
+	default:
+		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
+	}
+	if err != nil {
+		return err
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
+	paths.data.ServerFailure = serveReported(failed)
 	gateAttachBaselines(paths.data, baselines)
 	return gateFinish(ctx, s, cfg, out, paths)
 }
@@ -198,8 +208,8 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	}}
 	if cfg.Server.URL != "" {
 		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
-			Hooks: serveHooks(cfg.Server.URL),
+			URL: cfg.Server.URL, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
+			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 		})
 		if err != nil {
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
@@ -208,15 +218,19 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		kinds.Serving = runner
 	}
 	opts := pipeline.Options{Baselines: baselines, Policy: p, Budget: cfg.Trials.Budget, Log: s.Err}
-	if l.Source("policy.min_trials") != "default" {
-		opts.MinTrials = cfg.Policy.MinTrials
+	if l.Source("trials.min") != "default" {
+		opts.MinTrials = cfg.Trials.Min
 	}
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
 	}
 	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
 	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
-	out, err := pipeline.Run(ctx, gateTrials{kinds, fp}, ms, opts)
+	trials := gateTrials{kinds, fp}
+	if err := gatePreflight(ctx, trials, ms, baselines, p); err != nil {
+		return nil, err
+	}
+	out, err := pipeline.Run(ctx, trials, ms, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
@@ -226,8 +240,9 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 // gateLaunchAndRun starts the candidate server (server.command), waits
 // until it is ready, runs the gate against it, and stops it with every
 // process it spawned. A server that dies or stops answering during the run
-// makes the run fail (exit 3), with the end of its log in the results.
-func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+// makes the run fail (exit 3): *failed then describes it (serveFailure, as
+// for `perfgate run`) for stderr, the results and the report.
+func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, failed **server.Failure) (*pipeline.Outcome, error) {
 	launch := serveLaunch{
 		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
@@ -243,22 +258,26 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 	if err == nil {
 		return out, nil
 	}
+	f, died := serveFailure(s, err)
 	if out == nil {
 		var ee *ExitError
-		if errors.As(err, &ee) {
+		switch {
+		case errors.As(err, &ee):
 			return nil, err
+		case died:
+			*failed = &f
+			return gateNeverRan(ms, baselines, p, f)
 		}
 		return nil, exitf(ExitRunFailed, "server.command: %w", err)
 	}
-	if tail, died := server.Failed(err); died {
-		if out.RunErr == nil {
-			out.RunErr = err
-		}
+	if died {
+		// The server's failure is the news, not the "run interrupted" its
+		// cancelled context produced in the cell it cut short.
+		out.RunErr = errors.New(f.Summary)
 		for _, r := range out.Results {
-			if !r.Complete || r.Server.LogTail == "" {
-				r.Server.LogTail = tail
-			}
+			serveMarkFailed(r, f)
 		}
+		*failed = &f
 	}
 	return out, nil
 }
@@ -276,9 +295,10 @@ func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.R
 	return r
 }
 
-// gateJudge compares results already on disk (perfgate merge output).
-// When workloads are configured, their cells are the expected set, so a
-// shard that never uploaded shows up as missing instead of vanishing.
+// gateJudge reads the results already on disk (perfgate merge output)
+// and judges them (pipeline.Judge). When workloads are configured, their
+// cells are the expected set, so a shard that never uploaded shows up as
+// missing instead of vanishing.
 func gateJudge(dir string, baselines []*result.Result, ms []*workload.Manifest, p verdict.Policy) (*pipeline.Outcome, error) {
 	srcs, err := merge.Read([]string{dir})
 	if err != nil {
@@ -288,34 +308,11 @@ func gateJudge(dir string, baselines []*result.Result, ms []*workload.Manifest, 
 	if err != nil {
 		return nil, fmt.Errorf("--from: %w", err)
 	}
-	out := &pipeline.Outcome{}
+	var results []*result.Result
 	for _, m := range merged {
-		out.Results = append(out.Results, m.Result)
+		results = append(results, m.Result)
 	}
-	base := baselines
-	if len(ms) > 0 {
-		want := map[string]bool{}
-		for _, m := range ms {
-			want[m.Cell] = true
-		}
-		base = nil
-		for _, b := range baselines {
-			if want[b.Workload.Cell] {
-				base = append(base, b)
-			}
-		}
-	}
-	out.Comparison, err = verdict.Compare(base, out.Results, p, verdict.Look{})
-	if err != nil {
-		return nil, err
-	}
-	out.Looks = 1
-	for _, r := range out.Results {
-		if !r.Complete && out.RunErr == nil {
-			out.RunErr = fmt.Errorf("%s: incomplete run: %s", r.Workload.Cell, r.IncompleteReason)
-		}
-	}
-	return out, nil
+	return pipeline.Judge(results, baselines, ms, p)
 }
 
 // gateBaselines reads baselines/<profile>/*.json. A missing directory is
@@ -334,39 +331,6 @@ func gateBaselines(dir string) ([]*result.Result, error) {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	return rs, nil
-}
-
-// gatePolicy builds the verdict policy: the verdict's defaults, with the
-// settings the user set explicitly (file, environment or flag) on top.
-// Defaults of the configuration are not applied, so the verdict's own
-// documented defaults (alpha 0.01) hold unless the user chose otherwise.
-func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
-	p := verdict.DefaultPolicy()
-	c := l.Config.Policy
-	if l.Source("policy.alpha") != "default" {
-		p.Alpha = c.Alpha
-	}
-	if len(c.Gated) > 0 {
-		p.Rules = nil
-		for _, id := range c.Gated {
-			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: verdict.DefaultTolerance(id)})
-		}
-	}
-	for id, tol := range c.Tolerances {
-		found := false
-		for i := range p.Rules {
-			if p.Rules[i].Metric == id {
-				p.Rules[i].Tolerance, found = tol, true
-			}
-		}
-		if !found {
-			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: tol})
-		}
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("policy (%s): %w", l.Source("policy.gated"), err)
-	}
-	return p, nil
 }
 
 // gateGlob expands the glob patterns among the workload paths (the

@@ -116,12 +116,15 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if o.url == "" && o.serverCmd == "" && gateServing(ms) {
 		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("run: --out %s: %w", o.out, err)
+	release, err := outputDir("run: --out", o.out)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	defer release()
 	cfg := loadgen.Config{
 		URL:               o.url,
 		APIKey:            runAPIKey(),
+		Scrubber:          serveScrubber(),
 		Warmups:           o.warmups,
 		ResetPrefixCache:  o.resetPrefix,
 		CacheSalt:         o.cacheSalt,
@@ -218,6 +221,9 @@ func runAPIKey() string {
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).
 func runIsTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap() // Main's scrubbing writer
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -83,7 +82,13 @@ func (r *Result) Validate() error {
 	if r.Workload.Hash == "" {
 		return fmt.Errorf("workload %q: hash is empty", r.Workload.Cell)
 	}
+	if err := r.Looks.validate(); err != nil {
+		return err
+	}
 	for i, t := range r.Trials {
+		if t.Look < 0 {
+			return fmt.Errorf("trials[%d]: look %d is negative", i, t.Look)
+		}
 		ids := make([]string, 0, len(t.Values))
 		for id := range t.Values {
 			ids = append(ids, id)
@@ -149,20 +154,6 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-// RedactURL removes user info and query strings (which may hold keys) from
-// a URL before it is recorded. Unparseable input is replaced entirely.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		u.RawQuery = "redacted"
-	}
-	return strings.TrimSuffix(u.String(), "?")
 }
 
 // FileName is the conventional file name for a cell's result: the cell

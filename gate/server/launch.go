@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
 )
 
@@ -26,8 +27,9 @@ type Config struct {
 	Command []string
 	// Env is added to BaseEnv (server.env); it wins on conflicts.
 	Env map[string]string
-	// BaseEnv is the environment the server inherits ("NAME=value"). The
-	// CLI passes os.Environ(); the library never reads it itself.
+	// BaseEnv is the environment the server inherits ("NAME=value"),
+	// less the CI credentials (see CICredential). The CLI passes
+	// os.Environ(); the library never reads it itself.
 	BaseEnv []string
 	// Workdir is the server's working directory; empty: the current one.
 	Workdir string
@@ -44,6 +46,13 @@ type Config struct {
 	// StopGrace is how long Stop waits after SIGTERM before SIGKILL;
 	// DefaultStopGrace when zero.
 	StopGrace time.Duration
+	// APIKey is sent as "Authorization: Bearer" on the readiness and
+	// health probes (vLLM started with --api-key guards /v1/models) and
+	// is scrubbed from the log tail.
+	APIKey string
+	// Hints, when set, receives a line every half minute while readiness
+	// is awaited, saying what perfgate waits for.
+	Hints io.Writer
 }
 
 // Defaults for Config.
@@ -62,6 +71,10 @@ type Process struct {
 	file  *os.File
 	grace time.Duration
 	url   string
+	info  Info // set by Ready
+
+	apiKey string
+	hints  io.Writer
 
 	done    chan struct{}
 	waitErr error // set before done is closed
@@ -107,10 +120,10 @@ func Start(cfg Config) (*Process, error) {
 		w = file
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = mergeEnv(cfg.BaseEnv, cfg.Env)
+	cmd.Env = serverEnv(cfg.BaseEnv, cfg.Env)
 	cmd.Dir = cfg.Workdir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	log := newLogBuffer(w, tailBytes, secrets(cfg))
+	cmd.SysProcAttr = sysProcAttr()
+	log := newLogBuffer(w, tailBytes, scrubberFor(cfg))
 	cmd.Stdout = log
 	cmd.Stderr = log
 	grace := cfg.StopGrace
@@ -120,18 +133,20 @@ func Start(cfg Config) (*Process, error) {
 	// A grandchild that keeps the output pipe open must not block Wait
 	// forever once the group is gone.
 	cmd.WaitDelay = grace
-	if err := cmd.Start(); err != nil {
+	p := &Process{cmd: cmd, log: log, file: file, grace: grace, url: cfg.URL, done: make(chan struct{}),
+		apiKey: cfg.APIKey, hints: cfg.Hints}
+	started := make(chan error, 1)
+	startAndWait(cmd, started, func(err error) {
+		p.waitErr = err
+		close(p.done)
+	})
+	if err := <-started; err != nil {
 		if file != nil {
 			file.Close()
 		}
-		return nil, fmt.Errorf("server.command %s: %w", fingerprint.JoinArgv(fingerprint.RedactArgv(cfg.Command[:1])), err)
+		return nil, fmt.Errorf("server.command %s: %w", fingerprint.JoinArgv(redact.Argv(cfg.Command[:1])), err)
 	}
-	p := &Process{cmd: cmd, pgid: cmd.Process.Pid, log: log, file: file, grace: grace, url: cfg.URL, done: make(chan struct{})}
-	go func() {
-		err := cmd.Wait()
-		p.waitErr = err
-		close(p.done)
-	}()
+	p.pgid = cmd.Process.Pid
 	return p, nil
 }
 
@@ -162,38 +177,6 @@ func mergeEnv(base []string, overrides map[string]string) []string {
 	return out
 }
 
-// secrets lists values that must not appear in a log tail: secret-looking
-// server.env values and the values of secret-looking flags.
-func secrets(cfg Config) []string {
-	var out []string
-	for k, v := range cfg.Env {
-		if fingerprint.Secret(k) && len(v) >= 4 {
-			out = append(out, v)
-		}
-	}
-	red := fingerprint.RedactArgv(cfg.Command)
-	for i, a := range cfg.Command {
-		if red[i] != a {
-			if _, v, ok := cutEq(a); ok {
-				a = v
-			}
-			if len(a) >= 4 {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}
-
-func cutEq(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '=' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
-}
-
 // Pid is the server's process id, also its process group id.
 func (p *Process) Pid() int { return p.pgid }
 
@@ -204,30 +187,39 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 func (p *Process) Err() error {
 	select {
 	case <-p.done:
-		return &ExitError{Err: p.waitErr, Tail: p.Tail(40)}
+		return &ExitError{Err: p.waitErr, Tail: p.Tail(tailLines)}
 	default:
 		return nil
 	}
 }
 
-// Tail returns the last n lines of the server's output, with secrets
-// from server.env and the command line redacted.
+// Tail returns the last n lines of the server's output with every known
+// secret scrubbed (see scrubberFor).
 func (p *Process) Tail(n int) string { return p.log.Tail(n) }
 
 // Stop ends the server: SIGTERM to the whole process group, SIGKILL after
 // the grace period, then waits for the process. Processes of the group that
 // outlive the leader (workers of a crashed server) are killed as well. It
 // is safe to call more than once and after the server died.
-func (p *Process) Stop() error {
+func (p *Process) Stop() error { return p.StopWithin(p.grace) }
+
+// StopWithin is Stop with grace in place of Config.StopGrace (at most
+// that): after an interrupt perfgate has seconds, not the server's usual
+// shutdown time, before it must have written its results.
+func (p *Process) StopWithin(grace time.Duration) error {
 	p.stopOnce.Do(func() {
-		p.stopErr = p.stop()
+		p.stopErr = p.stop(min(grace, p.grace))
 	})
 	return p.stopErr
 }
 
-func (p *Process) stop() error {
+// InterruptStopGrace is the grace a launched server gets after perfgate was
+// interrupted (see StopWithin).
+const InterruptStopGrace = time.Second
+
+func (p *Process) stop(grace time.Duration) error {
 	_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
-	timer := time.NewTimer(p.grace)
+	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
 	case <-p.done:
@@ -236,7 +228,7 @@ func (p *Process) stop() error {
 		<-p.done
 	}
 	// The leader is gone; give the rest of its group the same grace.
-	deadline := time.Now().Add(p.grace)
+	deadline := time.Now().Add(grace)
 	for groupAlive(p.pgid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)

@@ -23,11 +23,26 @@ func Launch(ctx context.Context, cfg Config, client *http.Client) (*Process, Inf
 	}
 	info, err := p.Ready(ctx, client, timeout)
 	if err != nil {
-		_ = p.Stop()
-		return nil, Info{}, err
+		stopErr := p.Stop()
+		_ = stopErr // the readiness failure is the news; a log-file error adds nothing
+		return nil, Info{}, &LaunchError{Err: err, Tail: p.Tail(tailLines)}
 	}
 	return p, info, nil
 }
+
+// LaunchError says a launched server never became ready: it exited, it
+// printed no address, it refused the credentials or it did not answer in
+// time (Err says which). Tail is the end of its log.
+type LaunchError struct {
+	Err  error
+	Tail string
+}
+
+func (e *LaunchError) Error() string { return e.Err.Error() }
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// tailLines is how much of the server's log a failure report shows.
+const tailLines = 40
 
 // ParseEnv turns server.env entries ("NAME=value") into Config.Env. An
 // entry without "=" or with an empty name is an error naming its position.
@@ -36,20 +51,12 @@ func ParseEnv(entries []string) (map[string]string, error) {
 	for i, e := range entries {
 		name, value, ok := strings.Cut(e, "=")
 		if !ok || name == "" {
-			return nil, fmt.Errorf("server.env entry %d (%q): want NAME=value", i+1, redactEntry(e))
+			// The entry is not shown: a malformed one may be a bare secret.
+			return nil, fmt.Errorf("server.env entry %d: want NAME=value", i+1)
 		}
 		env[name] = value
 	}
 	return env, nil
-}
-
-// redactEntry hides everything after the first 3 characters of a malformed
-// entry, which might be a bare secret.
-func redactEntry(e string) string {
-	if len(e) <= 3 {
-		return e
-	}
-	return e[:3] + "..."
 }
 
 // DefaultWatchInterval and DefaultWatchFailures are what a run uses for

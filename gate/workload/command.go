@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -184,26 +185,13 @@ func (d *decoder) commandEnv(n *yaml.Node, c *Command) {
 			d.errorf(k.Line, "command.env: %q is not a variable name", name)
 		case dup:
 			d.errorf(k.Line, "command.env: duplicate key %q (first at line %d)", name, prev)
-		case secretName(name):
+		case redact.Name(name):
 			d.errorf(k.Line, "command.env: %s looks like a secret; workload files are committed and stored in results, so let the command inherit it from the environment instead", name)
 		default:
 			seen[name] = k.Line
 			c.Env[name] = d.text(v, "command.env."+name)
 		}
 	}
-}
-
-// secretName reports variable names that hold credentials by convention
-// (a word ending in TOKEN, KEY, SECRET, PASSWORD or CREDENTIAL(S)).
-func secretName(name string) bool {
-	for _, w := range strings.Split(strings.ToUpper(name), "_") {
-		for _, s := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"} {
-			if strings.HasSuffix(w, s) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // commandHashVersion starts the canonical encoding of a command cell. It
