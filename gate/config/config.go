@@ -28,6 +28,9 @@
 //	github:
 //	  comment: true
 //	  fail_on_inconclusive: false
+//	calibrate:                       # perfgate calibrate
+//	  restarts: 5                    # server starts (sessions), at least 3
+//	  trials: 3                      # trials per start, at least 2
 //
 // Environment variables are PERFGATE_ followed by the key path in upper case
 // with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
@@ -55,6 +58,20 @@ type Config struct {
 	Policy Policy `mapstructure:"policy"`
 	Trials Trials `mapstructure:"trials"`
 	GitHub GitHub `mapstructure:"github"`
+	// Calibrate sizes `perfgate calibrate`.
+	Calibrate Calibrate `mapstructure:"calibrate"`
+}
+
+// Calibrate says how many server sessions `perfgate calibrate` starts and
+// how many trials it runs in each, to measure the noise between sessions
+// and within them (docs/calibrate.md).
+type Calibrate struct {
+	// Restarts is the number of server starts (sessions), at least 3: a
+	// between-session variance from two sessions rests on one difference.
+	Restarts int `mapstructure:"restarts"`
+	// Trials is the number of measured trials per start, at least 2, so
+	// each session also shows its within-session spread.
+	Trials int `mapstructure:"trials"`
 }
 
 // Server says where the candidate serves and, optionally, how to launch it.
@@ -136,6 +153,10 @@ func Default() Config {
 		GitHub: GitHub{
 			Comment: true,
 		},
+		Calibrate: Calibrate{
+			Restarts: 5,
+			Trials:   3,
+		},
 	}
 }
 
@@ -147,3 +168,19 @@ func EnvName(key string) string {
 
 // EnvPrefix starts every environment variable perfgate reads as configuration.
 const EnvPrefix = "PERFGATE_"
+
+// APIKeyEnv is the environment variable that holds the server's API key.
+// It is perfgate's but not a setting: the key is read by the commands that
+// send requests (APIKey) and never enters a Config, so `perfgate config`
+// cannot print it and no file can hold it. Load knows it, so it does not
+// warn that it "matches no setting".
+const APIKeyEnv = EnvPrefix + "API_KEY"
+
+// APIKey returns the server's API key from the environment: PERFGATE_API_KEY,
+// else OPENAI_API_KEY (what OpenAI clients and vLLM's own benchmark read).
+func APIKey(getenv func(string) string) string {
+	if k := getenv(APIKeyEnv); k != "" {
+		return k
+	}
+	return getenv("OPENAI_API_KEY")
+}

@@ -3,13 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"sort"
 
+	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
-	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // problem is one invalid setting; Load prefixes it with the value's source.
@@ -89,8 +88,8 @@ func (c Config) problems() []problem {
 		if _, ok := metrics.Lookup(id); !ok {
 			add("policy.tolerances", "unknown metric id %q", id)
 		}
-		if t := c.Policy.Tolerances[id]; !(t >= 0 && t < 1) {
-			add("policy.tolerances", "%s: %v must be a fraction in [0, 1) (0.03 = 3 %%)", id, t)
+		if t := c.Policy.Tolerances[id]; !(t > 0 && t <= 1) {
+			add("policy.tolerances", "%s: %v must be above 0 and at most 1 (100 %%; 0.03 = 3 %%)", id, t)
 		}
 	}
 	seen := map[string]bool{}
@@ -112,25 +111,20 @@ func (c Config) problems() []problem {
 	if c.Trials.Budget <= 0 {
 		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to trials.min)", c.Trials.Budget)
 	}
+	if c.Calibrate.Restarts < 3 || c.Calibrate.Restarts > 1000 {
+		add("calibrate.restarts", "must be between 3 and 1000 (a between-session variance needs several sessions), got %d", c.Calibrate.Restarts)
+	}
+	if c.Calibrate.Trials < 2 || c.Calibrate.Trials > 1000 {
+		add("calibrate.trials", "must be between 2 and 1000 (each session needs a spread of its own), got %d", c.Calibrate.Trials)
+	}
 	return ps
 }
 
-// checkURL returns why raw is not a usable server URL, or "". The message
-// shows the URL redacted, since user info may hold a password.
+// checkURL returns why raw is not a usable server URL, or "": the
+// loadgen's own check, so the configuration and the client agree.
 func checkURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // url.Error repeats the raw URL, password and all
-		}
-		return fmt.Sprintf("not a URL: %v", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Sprintf("%s: scheme must be http or https", redact.URL(raw))
-	}
-	if u.Host == "" {
-		return fmt.Sprintf("%s: no host", redact.URL(raw))
+	if err := loadgen.CheckURL(raw); err != nil {
+		return err.Error()
 	}
 	return ""
 }
