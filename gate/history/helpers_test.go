@@ -28,7 +28,7 @@ func nightly(rng *rand.Rand, n, trials int, between, within float64, level func(
 			GitSHA:       fmt.Sprintf("%07x%033d", 0xa00000+i, i),
 			GitRef:       "refs/heads/main",
 			WorkloadHash: "h-chat",
-			Fingerprint:  map[string]string{"gpu.name": "sim"},
+			Fingerprint:  map[string]string{"gpu.name": "sim", "gpu.count": "1"},
 		}
 		for k := 0; k < trials; k++ {
 			f := level(i) + off + within*rng.NormFloat64()
