@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -215,4 +216,38 @@ func (h *HistoryLine) validate() error {
 		}
 	}
 	return nil
+}
+
+// Histories reads every history file of profile, keyed by workload cell:
+// the cell of the baseline among baselines whose history file it is, else
+// the file's name without .jsonl (names of cells are sanitised in file
+// names, so a history without its baseline file keeps the sanitised
+// name). A profile without a history directory has no histories.
+func (s Store) Histories(profile string, baselines []*result.Result) (map[string][]HistoryLine, error) {
+	dir := filepath.Join(s.Dir(profile), "history")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	byPath := map[string]string{}
+	for _, b := range baselines {
+		byPath[s.HistoryPath(profile, b.Workload.Cell)] = b.Workload.Cell
+	}
+	out := map[string][]HistoryLine{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		lines, err := ParseHistory(p, data)
+		if err != nil {
+			return nil, err
+		}
+		cell, ok := byPath[p]
+		if !ok {
+			cell = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		}
+		out[cell] = lines
+	}
+	return out, nil
 }

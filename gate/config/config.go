@@ -28,6 +28,9 @@
 //	github:
 //	  comment: true
 //	  fail_on_inconclusive: false
+//	history:
+//	  reference_days: 30             # drift guard: compare with runs this old (0: off)
+//	  reference_runs: 3
 //
 // Environment variables are PERFGATE_ followed by the key path in upper case
 // with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
@@ -50,11 +53,23 @@ type Config struct {
 	// Baselines is the baseline store's root directory.
 	Baselines string `mapstructure:"baselines"`
 	// Output is the directory for results, the comparison JSON and reports.
-	Output string `mapstructure:"output"`
-	Server Server `mapstructure:"server"`
-	Policy Policy `mapstructure:"policy"`
-	Trials Trials `mapstructure:"trials"`
-	GitHub GitHub `mapstructure:"github"`
+	Output  string  `mapstructure:"output"`
+	Server  Server  `mapstructure:"server"`
+	Policy  Policy  `mapstructure:"policy"`
+	Trials  Trials  `mapstructure:"trials"`
+	GitHub  GitHub  `mapstructure:"github"`
+	History History `mapstructure:"history"`
+}
+
+// History configures what the gate takes from the baseline history
+// (docs/baselines.md): the drift guard's reference window.
+type History struct {
+	// ReferenceDays: the drift guard compares the candidate with the
+	// newest ReferenceRuns runs promoted at least this many days before
+	// it (0 turns the drift guard off).
+	ReferenceDays float64 `mapstructure:"reference_days"`
+	// ReferenceRuns is how many runs the reference window holds.
+	ReferenceRuns int `mapstructure:"reference_runs"`
 }
 
 // Server says where the candidate serves and, optionally, how to launch it.
@@ -133,6 +148,7 @@ func Default() Config {
 		GitHub: GitHub{
 			Comment: true,
 		},
+		History: History{ReferenceDays: 30, ReferenceRuns: 3},
 	}
 }
 

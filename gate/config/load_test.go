@@ -75,8 +75,9 @@ func TestLoadFile(t *testing.T) {
 			Tolerances: map[string]float64{"tpot_ms.p50": 0.03, "ttft_ms.p99": 0.08},
 			Gated:      []string{"tpot_ms.p50", "output_throughput"},
 		},
-		Trials: Trials{Max: 12, Budget: 45 * time.Minute},
-		GitHub: GitHub{Comment: false, FailOnInconclusive: true},
+		Trials:  Trials{Max: 12, Budget: 45 * time.Minute},
+		GitHub:  GitHub{Comment: false, FailOnInconclusive: true},
+		History: History{ReferenceDays: 30, ReferenceRuns: 3},
 	}
 	if !reflect.DeepEqual(l.Config, want) {
 		t.Errorf("Load:\n got %+v\nwant %+v", l.Config, want)
