@@ -71,7 +71,7 @@ func (c *Cell) Find(sha string) int {
 
 // Results returns sessions [from, to] of c as result files, one per
 // session, for the verdict's baseline arm: the baseline file itself for
-// the session it was promoted from (same start and workload hash), and for
+// the session it was promoted from (see sameRun), and for
 // the others a result built from the history line with base's workload,
 // server and (when the line has none, as v1 lines) fingerprint. Sessions
 // of another workload hash than base's are left out.
@@ -82,13 +82,31 @@ func (c *Cell) Results(base *result.Result, from, to int) []*result.Result {
 		if s.WorkloadHash != base.Workload.Hash {
 			continue
 		}
-		if s.StartedAt.Equal(base.StartedAt) {
+		if s.sameRun(base) {
 			out = append(out, base)
 			continue
 		}
 		out = append(out, s.result(base))
 	}
 	return out
+}
+
+// sameRun reports whether s is the session base was promoted from: the
+// same start and, when both record one, the same commit and promotion
+// time (two promotions of one result file share a start).
+func (s Session) sameRun(base *result.Result) bool {
+	if !s.StartedAt.Equal(base.StartedAt) {
+		return false
+	}
+	if p := base.Provenance; p != nil {
+		if p.GitSHA != "" && s.Commit != "" && p.GitSHA != s.Commit {
+			return false
+		}
+		if !p.PromotedAt.IsZero() && !s.PromotedAt.IsZero() && !p.PromotedAt.Equal(s.PromotedAt) {
+			return false
+		}
+	}
+	return true
 }
 
 // result builds a result file from the session with base as template.

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/history"
+	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// gateHistory is what the gate takes from the baseline history: which
+// session each cell is judged against, the rules and noise learned from
+// the trusted side, and the drift guard's reference windows.
+type gateHistory struct {
+	cells    map[string]*history.Cell
+	ref      history.Reference
+	warnings []string
+}
+
+// gateHistoryBefore prepares a gate run from the history: it refuses a
+// baseline re-recorded inside the pull request (unless allowed), picks
+// each cell's baseline (the merge base's history entry when there is one,
+// else the newest), sets the trusted rules and the history-learned noise
+// on the policy, and notes baselines noisier than usual. It returns the
+// baselines to judge against.
+func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p *verdict.Policy, baselines []*result.Result) (*gateHistory, []*result.Result, error) {
+	g := &gateHistory{cells: map[string]*history.Cell{}, ref: history.Reference{Days: cfg.History.ReferenceDays, Runs: cfg.History.ReferenceRuns}}
+	store := baseline.Store{Root: cfg.Baselines}
+	mergeBase := gateMergeBase(ctx, o, &g.warnings)
+	if !o.allowBaselineChange {
+		if err := gateRefuseRerecorded(ctx, store.Dir(cfg.Profile), mergeBase, baselines); err != nil {
+			return nil, nil, err
+		}
+	}
+	cells, _, err := loadHistory(store, cfg.Profile)
+	if err != nil {
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
+	}
+	for _, c := range cells {
+		g.cells[c.Name] = c
+	}
+	p.Trusted = map[string][]verdict.Rule{}
+	p.Noise = verdict.Priors{}
+	var judged []*result.Result
+	for _, b := range baselines {
+		name := b.Workload.Cell
+		if b.Provenance != nil {
+			for _, r := range b.Provenance.Rules {
+				p.Trusted[name] = append(p.Trusted[name], verdict.Rule{Metric: r.Metric, Gated: r.Gated, Tolerance: r.Tolerance})
+			}
+			for _, w := range b.Provenance.Warnings {
+				g.warnings = append(g.warnings, fmt.Sprintf("the baseline of %s was promoted with a warning: %s", name, w))
+			}
+		}
+		c := g.cells[name]
+		if c == nil || len(c.Sessions) == 0 {
+			judged = append(judged, b)
+			continue
+		}
+		at := len(c.Sessions) - 1
+		if i := c.Find(mergeBase); i >= 0 {
+			at = i
+			if rs := c.Results(b, i, i); len(rs) == 1 {
+				b = rs[0]
+			}
+		}
+		judged = append(judged, b)
+		rules, _ := p.Resolve(b.Workload.Spec)
+		var gated []string
+		for id, r := range rules {
+			if r.Gated {
+				gated = append(gated, id)
+			}
+		}
+		sort.Strings(gated)
+		if seg, ok := c.CurrentSegment(gated, at, history.DefaultDetector()); ok {
+			if pr := c.Priors(seg.From, seg.To); len(pr) > 0 {
+				p.Noise[name] = pr
+			}
+		}
+		for _, n := range history.CheckNoise(b, c, nil, gated, *p) {
+			g.warnings = append(g.warnings, "the baseline is noisier than usual: "+n.String())
+		}
+	}
+	g.warnings = append(g.warnings, gateBaselineNames(judged, mergeBase)...)
+	return g, judged, nil
+}
+
+// gateBaselineNames says which commit each baseline is and how old it is,
+// one line per commit.
+func gateBaselineNames(bs []*result.Result, mergeBase string) []string {
+	byCommit := map[string][]string{}
+	when := map[string]time.Time{}
+	for _, b := range bs {
+		sha, at := "(no commit recorded)", b.StartedAt
+		if b.Provenance != nil {
+			if b.Provenance.GitSHA != "" {
+				sha = b.Provenance.GitSHA
+			}
+			at = b.Provenance.PromotedAt
+		}
+		byCommit[sha] = append(byCommit[sha], b.Workload.Cell)
+		when[sha] = at
+	}
+	var out []string
+	for _, sha := range sortedStrings(byCommit) {
+		what := "the newest baseline"
+		if mergeBase != "" && (strings.HasPrefix(sha, mergeBase) || strings.HasPrefix(mergeBase, sha)) {
+			what = "the baseline of the merge base"
+		} else if mergeBase != "" {
+			what = fmt.Sprintf("the newest baseline (the merge base %s has no history entry)", short7(mergeBase))
+		}
+		age := "of unknown age"
+		if t := when[sha]; !t.IsZero() {
+			age = fmt.Sprintf("promoted %s, %.0f days ago", t.UTC().Format("2006-01-02"), time.Since(t).Hours()/24)
+		}
+		out = append(out, fmt.Sprintf("judged against %s: commit %s, %s (%s)", what, short7(sha), age, strings.Join(byCommit[sha], ", ")))
+	}
+	return out
+}
+
+// after adds the history's notes to the comparison and runs the drift
+// guard: a candidate that passes against its baseline but is beyond the
+// tolerance against the reference window fails, naming the window.
+func (g *gateHistory) after(out *pipeline.Outcome, p verdict.Policy, bases []*result.Result) error {
+	if out.Comparison == nil {
+		return nil
+	}
+	c := out.Comparison
+	c.Warnings = append(c.Warnings, g.warnings...)
+	byCell := map[string]*result.Result{}
+	for _, b := range bases {
+		byCell[b.Workload.Cell] = b
+	}
+	var windows []history.DriftWindow
+	for _, r := range out.Results {
+		h, b := g.cells[r.Workload.Cell], byCell[r.Workload.Cell]
+		if h == nil || b == nil {
+			continue
+		}
+		if from, to, ok := h.Window(r.StartedAt, g.ref); ok {
+			windows = append(windows, history.DriftWindow{Cell: h.Name, Name: h.Describe(from, to), Reference: history.Pool(h.Results(b, from, to))})
+		}
+	}
+	d, err := history.CheckDrift(windows, out.Results, p)
+	if err != nil || !d.Regressed() {
+		return err
+	}
+	c.Warnings = append(d.Messages, c.Warnings...)
+	if c.Verdict != verdict.Regression {
+		c.Verdict = verdict.Regression
+		h := *d.Comparison.Headline
+		h.Label += " (cumulative drift against " + windowOf(d, h.Workload, windows) + ")"
+		c.Headline = &h
+		c.Regressions += d.Comparison.Regressions
+	}
+	return nil
+}
+
+func windowOf(d *history.Drift, cell string, ws []history.DriftWindow) string {
+	for _, w := range ws {
+		if w.Cell == cell {
+			return w.Name
+		}
+	}
+	return "the reference window"
+}
+
+// gateMergeBase is the commit the pull request branched from: --merge-base
+// or PERFGATE_MERGE_BASE, else (inside a pull request's Actions run)
+// `git merge-base HEAD origin/$GITHUB_BASE_REF`; "" when unknown.
+func gateMergeBase(ctx context.Context, o gateOptions, warnings *[]string) string {
+	if o.mergeBase != "" {
+		return o.mergeBase
+	}
+	if v := gateGetenv("PERFGATE_MERGE_BASE"); v != "" {
+		return v
+	}
+	base := gateGetenv("GITHUB_BASE_REF")
+	if base == "" {
+		return ""
+	}
+	out, err := exec.CommandContext(ctx, "git", "merge-base", "HEAD", "origin/"+base).Output()
+	if err != nil {
+		*warnings = append(*warnings, fmt.Sprintf("could not find the merge base with origin/%s (%v; fetch with fetch-depth: 0 or pass merge-base): judged against the newest baseline", base, err))
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// gateRefuseRerecorded refuses baselines recorded inside a pull request:
+// those promoted from a pull request ref, and, when the merge base is
+// known, any change under the profile's baseline directory since it. A
+// pull request that re-records its own baseline would judge itself.
+func gateRefuseRerecorded(ctx context.Context, dir, mergeBase string, bs []*result.Result) error {
+	for _, b := range bs {
+		if b.Provenance != nil && strings.HasPrefix(b.Provenance.GitRef, "refs/pull/") {
+			return exitf(ExitInvalid, "baseline %s was promoted from the pull request ref %s: a baseline re-recorded inside a pull request is refused (pass --allow-baseline-change, Action input allow-baseline-change, to accept it)",
+				filepath.Join(dir, result.FileName(b.Workload.Cell)), b.Provenance.GitRef)
+		}
+	}
+	if mergeBase == "" {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, "git", "diff", "--name-only", mergeBase, "--", dir).Output()
+	if err != nil {
+		return nil // not a git checkout, or the merge base is not fetched
+	}
+	if changed := strings.Fields(string(out)); len(changed) > 0 {
+		return exitf(ExitInvalid, "this change re-records baselines (%s changed since the merge base %s): refused, since a pull request must not set its own baseline (pass --allow-baseline-change, Action input allow-baseline-change, to accept it)",
+			strings.Join(changed, ", "), short7(mergeBase))
+	}
+	return nil
+}
+
+func short7(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}
+
+func sortedStrings[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
