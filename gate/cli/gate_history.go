@@ -50,6 +50,8 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 	}
 	p.Trusted = map[string][]verdict.Rule{}
 	p.Noise = verdict.Priors{}
+	ancestor := gateAncestry(ctx, mergeBase)
+	chosen := map[string]string{} // cell -> how its baseline was chosen
 	var judged []*result.Result
 	for _, b := range baselines {
 		name := b.Workload.Cell
@@ -66,12 +68,10 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 			judged = append(judged, b)
 			continue
 		}
-		at := len(c.Sessions) - 1
-		if i := c.Find(mergeBase); i >= 0 {
-			at = i
-			if rs := c.Results(b, i, i); len(rs) == 1 {
-				b = rs[0]
-			}
+		at, how := gatePickSession(c, mergeBase, ancestor)
+		chosen[name] = how
+		if rs := c.Results(b, at, at); len(rs) == 1 {
+			b = rs[0]
 		}
 		judged = append(judged, b)
 		rules, _ := p.Resolve(b.Workload.Spec)
@@ -91,15 +91,61 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 			g.warnings = append(g.warnings, "the baseline is noisier than usual: "+n.String())
 		}
 	}
-	g.warnings = append(g.warnings, gateBaselineNames(judged, mergeBase)...)
+	if len(p.Noise) == 0 {
+		p.Noise = nil // nil: nothing known, the verdict's documented default applies
+	}
+	if len(p.Trusted) == 0 {
+		p.Trusted = nil
+	}
+	g.warnings = append(g.warnings, gateBaselineNames(judged, chosen, mergeBase)...)
 	return g, judged, nil
 }
 
-// gateBaselineNames says which commit each baseline is and how old it is,
-// one line per commit.
-func gateBaselineNames(bs []*result.Result, mergeBase string) []string {
+// How a cell's baseline session was chosen (gatePickSession).
+const (
+	pickedNewest   = "newest"
+	pickedExact    = "exact"
+	pickedAncestor = "ancestor"
+)
+
+// gatePickSession chooses the session of c a change is judged against: the
+// history entry of the merge base itself, else the newest entry whose
+// commit is an ancestor of the merge base (the baseline main had when the
+// change branched off; needs the commits in the checkout), else the
+// newest entry.
+func gatePickSession(c *history.Cell, mergeBase string, ancestor func(string) bool) (int, string) {
+	newest := len(c.Sessions) - 1
+	if mergeBase == "" {
+		return newest, pickedNewest
+	}
+	if i := c.Find(mergeBase); i >= 0 {
+		return i, pickedExact
+	}
+	for i := newest; i >= 0; i-- {
+		if sha := c.Sessions[i].Commit; sha != "" && ancestor(sha) {
+			return i, pickedAncestor
+		}
+	}
+	return newest, pickedNewest
+}
+
+// gateAncestry returns a test of "commit is an ancestor of mergeBase" by
+// git; without git, or for commits the checkout lacks, it says no.
+func gateAncestry(ctx context.Context, mergeBase string) func(string) bool {
+	return func(sha string) bool {
+		if mergeBase == "" {
+			return false
+		}
+		return exec.CommandContext(ctx, "git", "merge-base", "--is-ancestor", sha, mergeBase).Run() == nil
+	}
+}
+
+// gateBaselineNames says which commit each baseline is, how it was chosen
+// and how old it is, one line per commit.
+func gateBaselineNames(bs []*result.Result, chosen map[string]string, mergeBase string) []string {
 	byCommit := map[string][]string{}
 	when := map[string]time.Time{}
+	how := map[string]string{}
 	for _, b := range bs {
 		sha, at := "(no commit recorded)", b.StartedAt
 		if b.Provenance != nil {
@@ -110,14 +156,18 @@ func gateBaselineNames(bs []*result.Result, mergeBase string) []string {
 		}
 		byCommit[sha] = append(byCommit[sha], b.Workload.Cell)
 		when[sha] = at
+		how[sha] = chosen[b.Workload.Cell]
 	}
 	var out []string
 	for _, sha := range sortedStrings(byCommit) {
 		what := "the newest baseline"
-		if mergeBase != "" && (strings.HasPrefix(sha, mergeBase) || strings.HasPrefix(mergeBase, sha)) {
+		switch {
+		case how[sha] == pickedExact:
 			what = "the baseline of the merge base"
-		} else if mergeBase != "" {
-			what = fmt.Sprintf("the newest baseline (the merge base %s has no history entry)", short7(mergeBase))
+		case how[sha] == pickedAncestor:
+			what = fmt.Sprintf("the newest baseline before the merge base %s", short7(mergeBase))
+		case mergeBase != "":
+			what = fmt.Sprintf("the newest baseline (no history entry at or before the merge base %s)", short7(mergeBase))
 		}
 		age := "of unknown age"
 		if t := when[sha]; !t.IsZero() {
@@ -211,7 +261,9 @@ func gateRefuseRerecorded(ctx context.Context, dir, mergeBase string, bs []*resu
 	if mergeBase == "" {
 		return nil
 	}
-	out, err := exec.CommandContext(ctx, "git", "diff", "--name-only", mergeBase, "--", dir).Output()
+	cmd := exec.CommandContext(ctx, "git", "diff", "--name-only", mergeBase, "--", ".")
+	cmd.Dir = dir // inside the checkout whatever the working directory
+	out, err := cmd.Output()
 	if err != nil {
 		return nil // not a git checkout, or the merge base is not fetched
 	}

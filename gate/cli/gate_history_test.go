@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -102,7 +105,7 @@ func TestGateJudgesAgainstTheMergeBase(t *testing.T) {
 		t.Errorf("against the merge base: exit %d\n%s%s", code, comment, errs)
 	}
 	code, comment, _ = h.gate(1.10, "--merge-base", sha('f'))
-	if code != ExitPass || !strings.Contains(comment, "the merge base fffffff has no history entry") {
+	if code != ExitPass || !strings.Contains(comment, "no history entry at or before the merge base fffffff") {
 		t.Errorf("unknown merge base: exit %d\n%s", code, comment)
 	}
 }
@@ -127,5 +130,74 @@ func TestGateDriftGuard(t *testing.T) {
 	off.store = h.store
 	if code, comment, errs := off.gate(1.10); code != ExitPass {
 		t.Errorf("drift guard off: exit %d\n%s%s", code, comment, errs)
+	}
+}
+
+// A baseline kept with --accept-noisy says so in every comment against it.
+func TestGateSaysTheBaselineIsNoisy(t *testing.T) {
+	h := newHistoryGate(t, "")
+	from := writeResult(t, filepath.Join(h.dir, "spiky", "a.json"), spread40("a", 10))
+	if code, _, errs := runCLI("baseline", "update", "--from", from, "--profile", "p", "--baselines", h.store, "--accept-noisy"); code != ExitPass {
+		t.Fatal(errs)
+	}
+	_, comment, _ := h.gate(1)
+	if !strings.Contains(comment, "the baseline of a was promoted with a warning") || !strings.Contains(comment, "tpot\\_ms.p50 spread across trials") {
+		t.Errorf("comment does not say the baseline is noisy:\n%s", comment)
+	}
+}
+
+// Inside a git checkout, a change under baselines/<profile>/ since the
+// merge base is a re-recorded baseline.
+func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", repo}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	dir := filepath.Join(repo, "baselines", "p")
+	writeResult(t, filepath.Join(dir, "a.json"), compareTestResult("a", 10, 1))
+	git("add", ".")
+	git("commit", "-qm", "base")
+	base := git("rev-parse", "HEAD")
+	if err := gateRefuseRerecorded(context.Background(), dir, base, nil); err != nil {
+		t.Fatalf("unchanged baselines refused: %v", err)
+	}
+	writeResult(t, filepath.Join(dir, "a.json"), compareTestResult("a", 10, 0.9))
+	git("commit", "-qam", "re-record in the PR")
+	err := gateRefuseRerecorded(context.Background(), dir, base, nil)
+	if err == nil || !strings.Contains(err.Error(), "re-records baselines") || !strings.Contains(err.Error(), "a.json") {
+		t.Errorf("error %v, want the re-recorded baseline named", err)
+	}
+}
+
+func TestGatePickSession(t *testing.T) {
+	c := &history.Cell{Sessions: []history.Session{{Commit: sha('a')}, {Commit: sha('b')}, {Commit: sha('c')}}}
+	ancestors := map[string]bool{sha('a'): true, sha('b'): true}
+	isAnc := func(s string) bool { return ancestors[s] }
+	for _, tc := range []struct {
+		mergeBase string
+		at        int
+		how       string
+	}{
+		{"", 2, pickedNewest},
+		{sha('b'), 1, pickedExact},
+		{sha('b')[:7], 1, pickedExact},
+		{sha('e'), 1, pickedAncestor}, // b is the newest entry main had when e branched off
+	} {
+		if at, how := gatePickSession(c, tc.mergeBase, isAnc); at != tc.at || how != tc.how {
+			t.Errorf("merge base %q: session %d (%s), want %d (%s)", tc.mergeBase, at, how, tc.at, tc.how)
+		}
+	}
+	if at, how := gatePickSession(c, sha('e'), func(string) bool { return false }); at != 2 || how != pickedNewest {
+		t.Errorf("no ancestor known: %d %s", at, how)
 	}
 }
