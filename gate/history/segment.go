@@ -169,3 +169,19 @@ func shortSHA(s string) string {
 	}
 	return s
 }
+
+// SegmentBaselines is the baseline arm of the two-level noise model: the
+// sessions of the current segment ending at session at (see
+// CurrentSegment), as result files with base as template (see Results),
+// oldest first. Without history it is base alone.
+func (c *Cell) SegmentBaselines(base *result.Result, metrics []string, at int, d Detector) ([]*result.Result, Segment) {
+	seg, ok := c.CurrentSegment(metrics, at, d)
+	if !ok {
+		return []*result.Result{base}, Segment{}
+	}
+	rs := c.Results(base, seg.From, seg.To)
+	if len(rs) == 0 {
+		return []*result.Result{base}, seg
+	}
+	return rs, seg
+}

@@ -80,3 +80,21 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("Describe = %q", got)
 	}
 }
+
+func TestSegmentBaselines(t *testing.T) {
+	lines := nightly(rand.New(rand.NewPCG(6, 6)), 16, 5, 0.01, 0.01, func(i int) float64 {
+		if i >= 6 {
+			return math.Log1p(0.10)
+		}
+		return 0
+	})
+	base := baseFor(lines[15])
+	c := FromLines("chat", lines)
+	rs, seg := c.SegmentBaselines(base, []string{"tpot_ms.p50"}, 15, DefaultDetector())
+	if seg.From != 6 || len(rs) != 10 || rs[9] != base {
+		t.Fatalf("segment %+v, %d results", seg, len(rs))
+	}
+	if rs, _ := (&Cell{}).SegmentBaselines(base, nil, 0, DefaultDetector()); len(rs) != 1 || rs[0] != base {
+		t.Errorf("no history: %d results", len(rs))
+	}
+}
