@@ -131,12 +131,19 @@ func gatePickSession(c *history.Cell, mergeBase string, ancestor func(string) bo
 
 // gateAncestry returns a test of "commit is an ancestor of mergeBase" by
 // git; without git, or for commits the checkout lacks, it says no.
+// Answers are cached: the cells of one promotion share its commit.
 func gateAncestry(ctx context.Context, mergeBase string) func(string) bool {
+	known := map[string]bool{}
 	return func(sha string) bool {
 		if mergeBase == "" {
 			return false
 		}
-		return exec.CommandContext(ctx, "git", "merge-base", "--is-ancestor", sha, mergeBase).Run() == nil
+		if v, ok := known[sha]; ok {
+			return v
+		}
+		v := exec.CommandContext(ctx, "git", "merge-base", "--is-ancestor", sha, mergeBase).Run() == nil
+		known[sha] = v
+		return v
 	}
 }
 
