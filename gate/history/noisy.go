@@ -16,7 +16,7 @@ import (
 // that baseline inconclusive (the 40 % TPOT spread let a real
 // 10 % decode regression exit 0), while three times is far beyond what
 // a quiet run's sample spread reaches by chance: with 5 trials, the
-// sample SD exceeds 3x the true SD with probability below 1e-5.
+// sample SD exceeds 3x the true SD with probability below 1e-6.
 const NoiseFactor = 3.0
 
 // MinBaselineTrials is the fewest valid trials per cell a baseline should
