@@ -14,6 +14,11 @@ import (
 // inside the noise widen the between-session estimate.
 const MaxSegment = 30
 
+// detectWindow bounds the sessions searched for the current segment's
+// left edge: steps older than it cannot bound a segment of MaxSegment, and
+// a gate run should not permute a year of nightly runs per metric.
+const detectWindow = 4 * MaxSegment
+
 // Segment is a run of sessions [From, To] (inclusive, indices into
 // Cell.Sessions) with no detected step inside, and the steps that bound
 // it on the left (the newest one before it, if any).
@@ -39,9 +44,9 @@ func (c *Cell) CurrentSegment(metrics []string, to int, d Detector) (Segment, bo
 	if to < 0 {
 		return Segment{}, false
 	}
-	seg := Segment{From: 0, To: to}
+	seg := Segment{From: max(0, to-detectWindow+1), To: to}
 	for _, id := range metrics {
-		s := c.Series(id, 0, to)
+		s := c.Series(id, seg.From, to)
 		for _, st := range c.Steps(s, d) {
 			if st.Session > seg.From {
 				step := st
