@@ -62,6 +62,11 @@ func Text(w io.Writer, r *Report) error {
 		for _, st := range steps {
 			fmt.Fprintf(&b, "  step: %s\n", stepLine(c, st))
 		}
+		for _, m := range c.Metrics {
+			if m.Noise != nil {
+				fmt.Fprintf(&b, "  noise: %s\n", noiseLine(m))
+			}
+		}
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		hdr := []string{"run", "date", "commit"}
 		for _, m := range c.Metrics {
@@ -101,6 +106,12 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	for _, c := range r.Cells {
 		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", report.Escape(c.Cell), report.Escape(runs(c)))
+		for _, m := range c.Metrics {
+			if m.Noise != nil {
+				fmt.Fprintf(&b, "- noise: %s\n", report.Escape(noiseLine(m)))
+			}
+		}
+		b.WriteString("\n")
 		hdr := []string{"Run", "Date", "Commit"}
 		for _, m := range c.Metrics {
 			hdr = append(hdr, report.Escape(m.Label))
@@ -169,6 +180,17 @@ func stepLine(c CellReport, st labelled) string {
 	s := c.Sessions[st.Session]
 	return fmt.Sprintf("%s %s from run %d (%s, %s): %s, 95 %% interval %s, p %.3f",
 		st.label, direction(st.Change), s.Run, day(s.Date), commitName(s.Commit), signed(st.Change, st.Absolute), interval(st.Step), st.P)
+}
+
+// noiseLine is what the gate learns about a metric from the current
+// segment.
+func noiseLine(m MetricReport) string {
+	n, u := m.Noise, "%"
+	if m.Unit == "ratio" {
+		u = "points"
+	}
+	return fmt.Sprintf("%s over runs %d-%d: within-session %.2f %s, between-session %.2f %s (%.0f df)",
+		m.Label, n.FromRun, n.ToRun, n.Within, u, n.Between, u, n.BetweenDF)
 }
 
 func runs(c CellReport) string {

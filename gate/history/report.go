@@ -49,6 +49,20 @@ type MetricReport struct {
 	Unit   string  `json:"unit"`
 	Points []Level `json:"points"`
 	Steps  []Step  `json:"steps,omitempty"`
+	// Noise is what the gate learns from the current segment (the runs
+	// after the cell's newest step): nil with fewer than MinSessions.
+	Noise *Noise `json:"noise,omitempty"`
+}
+
+// Noise is a metric's noise over a cell's current segment: both CVs in
+// percent (points for ratio metrics) and the between-session degrees of
+// freedom, from runs FromRun..ToRun.
+type Noise struct {
+	FromRun   int     `json:"from_run"`
+	ToRun     int     `json:"to_run"`
+	Within    float64 `json:"within"`
+	Between   float64 `json:"between"`
+	BetweenDF float64 `json:"between_df"`
 }
 
 // Level is one session's value of a metric.
@@ -68,6 +82,7 @@ func Build(profile string, cells []*Cell, ids []string, d Detector) *Report {
 		for _, s := range c.Sessions {
 			cr.Sessions = append(cr.Sessions, SessionInfo{Run: len(cr.Sessions) + 1, Commit: s.Commit, Date: s.PromotedAt, Trials: len(s.Trials), Warnings: s.Warnings})
 		}
+		seg, segOK := c.CurrentSegment(ids, len(c.Sessions)-1, d)
 		for _, id := range ids {
 			s := c.Series(id, 0, len(c.Sessions)-1)
 			if len(s.Mean) == 0 {
@@ -87,6 +102,10 @@ func Build(profile string, cells []*Cell, ids []string, d Detector) *Report {
 				mr.Points = append(mr.Points, l)
 			}
 			mr.Steps = c.Steps(s, d)
+			if pr, ok := c.Prior(id, seg.From, seg.To); segOK && ok {
+				scale := func(v float64) float64 { return 100 * math.Sqrt(v) }
+				mr.Noise = &Noise{FromRun: seg.From + 1, ToRun: seg.To + 1, Within: scale(pr.WithinVar), Between: scale(pr.BetweenVar), BetweenDF: pr.BetweenDF}
+			}
 			cr.Metrics = append(cr.Metrics, mr)
 		}
 		r.Cells = append(r.Cells, cr)
