@@ -14,10 +14,12 @@ import (
 )
 
 func main() {
-	// The first Ctrl-C cancels ctx: commands stop dispatching, let in-flight
-	// requests finish within a grace period and write partial results.
-	// Restoring the default handler right then lets a second Ctrl-C kill
-	// the process at once.
+	// The first Ctrl-C (or SIGTERM) cancels ctx: commands stop dispatching,
+	// let in-flight requests finish within a grace period and write partial
+	// results (gate: within the 7.5 s a CI runner waits before SIGTERM).
+	// Restoring the default handler right then lets a second signal kill
+	// the process at once; a server perfgate launched dies with it (its
+	// parent-death signal, see gate/server).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

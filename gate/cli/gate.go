@@ -159,32 +159,42 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		}
 	}
 
+	serving := gateServing(manifests)
+	if o.from == "" {
+		if len(manifests) == 0 {
+			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
+		}
+		if serving && len(cfg.Server.Command) == 0 && cfg.Server.URL == "" {
+			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
+		}
+	}
+	release, err := outputDir("output", cfg.Output, merge.ResultsDir)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	defer release()
+
 	var out *pipeline.Outcome
-	if o.from != "" {
+	var failed *server.Failure // a launched server that failed
+	switch {
+	case o.from != "":
 		out, err = gateJudge(o.from, baselines, manifests, policy)
 		if err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
-	} else {
-		if len(manifests) == 0 {
-			return exitf(ExitInvalid, "no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
-		}
-		serving := gateServing(manifests)
-		if serving && len(cfg.Server.Command) > 0 {
-			out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l)
-		} else if serving && cfg.Server.URL == "" {
-			return exitf(ExitInvalid, "no server: set server.url or server.command in %s, PERFGATE_SERVER_URL or --url, or --server-cmd", config.DefaultFile)
-		} else {
-			out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
-		}
-		if err != nil {
-			return err
-		}
+	case serving && len(cfg.Server.Command) > 0:
+		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, &failed)
+	default:
+		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
+	}
+	if err != nil {
+		return err
 	}
 	if err := hist.after(out, policy, baselines); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
+	paths.data.ServerFailure = serveReported(failed)
 	gateAttachBaselines(paths.data, baselines)
 	return gateFinish(ctx, s, cfg, out, paths)
 }
@@ -211,7 +221,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	if cfg.Server.URL != "" {
 		runner, err := loadgen.New(loadgen.Config{
 			URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
-			Hooks: serveHooks(cfg.Server.URL),
+			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 		})
 		if err != nil {
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
@@ -228,7 +238,11 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	}
 	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
 	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
-	out, err := pipeline.Run(ctx, gateTrials{kinds, fp}, ms, opts)
+	trials := gateTrials{kinds, fp}
+	if err := gatePreflight(ctx, trials, ms, baselines, p); err != nil {
+		return nil, err
+	}
+	out, err := pipeline.Run(ctx, trials, ms, opts)
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
@@ -238,8 +252,9 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 // gateLaunchAndRun starts the candidate server (server.command), waits
 // until it is ready, runs the gate against it, and stops it with every
 // process it spawned. A server that dies or stops answering during the run
-// makes the run fail (exit 3), with the end of its log in the results.
-func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+// makes the run fail (exit 3): *failed then describes it (serveFailure, as
+// for `perfgate run`) for stderr, the results and the report.
+func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, failed **server.Failure) (*pipeline.Outcome, error) {
 	launch := serveLaunch{
 		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
@@ -255,22 +270,26 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 	if err == nil {
 		return out, nil
 	}
+	f, died := serveFailure(s, err)
 	if out == nil {
 		var ee *ExitError
-		if errors.As(err, &ee) {
+		switch {
+		case errors.As(err, &ee):
 			return nil, err
+		case died:
+			*failed = &f
+			return gateNeverRan(ms, baselines, p, f)
 		}
 		return nil, exitf(ExitRunFailed, "server.command: %w", err)
 	}
-	if tail, died := server.Failed(err); died {
-		if out.RunErr == nil {
-			out.RunErr = err
-		}
+	if died {
+		// The server's failure is the news, not the "run interrupted" its
+		// cancelled context produced in the cell it cut short.
+		out.RunErr = errors.New(f.Summary)
 		for _, r := range out.Results {
-			if !r.Complete || r.Server.LogTail == "" {
-				r.Server.LogTail = tail
-			}
+			serveMarkFailed(r, f)
 		}
+		*failed = &f
 	}
 	return out, nil
 }

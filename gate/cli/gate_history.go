@@ -189,7 +189,7 @@ func gateBaselineNames(bs []*result.Result, chosen map[string]string, mergeBase 
 // guard: a candidate that passes against its baseline but is beyond the
 // tolerance against the reference window fails, naming the window.
 func (g *gateHistory) after(out *pipeline.Outcome, p verdict.Policy, bases []*result.Result) error {
-	if out.Comparison == nil {
+	if out == nil || out.Comparison == nil {
 		return nil
 	}
 	c := out.Comparison

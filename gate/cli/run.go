@@ -116,9 +116,11 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if o.url == "" && o.serverCmd == "" && gateServing(ms) {
 		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("run: --out %s: %w", o.out, err)
+	release, err := outputDir("run: --out", o.out)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	defer release()
 	cfg := loadgen.Config{
 		URL:               o.url,
 		APIKey:            runAPIKey(),

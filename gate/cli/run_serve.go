@@ -40,28 +40,20 @@ func runLaunched(cmd *cobra.Command, s *Streams, o *runOptions, cfg loadgen.Conf
 	if err == nil {
 		return nil
 	}
-	tail, died := server.Failed(err)
-	if !died {
+	f, failed := serveFailure(s, err)
+	if !failed {
 		var ee *ExitError
 		if errors.As(err, &ee) {
 			return err
 		}
 		return exitf(ExitRunFailed, "run: %w", err)
 	}
-	if r := *last; r != nil {
-		if r.Complete {
-			// The server failed after the cell finished; the cell stands.
-		} else {
-			r.Server.LogTail = tail
-			r.IncompleteReason = fmt.Sprintf("the server failed: %v (%s)", err, r.IncompleteReason)
-			path := filepath.Join(o.out, result.FileName(r.Workload.Cell))
-			if werr := result.Write(path, r); werr != nil {
-				return fmt.Errorf("run: %w", werr)
-			}
+	if r := *last; r != nil && !r.Complete && !f.BeforeReady {
+		serveMarkFailed(r, f)
+		path := filepath.Join(o.out, result.FileName(r.Workload.Cell))
+		if werr := result.Write(path, r); werr != nil {
+			return fmt.Errorf("run: %w", werr)
 		}
 	}
-	if tail != "" {
-		fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
-	}
-	return exitf(ExitRunFailed, "run: the server failed during the run: %w", err)
+	return exitf(ExitRunFailed, "run: %s", f.Summary)
 }

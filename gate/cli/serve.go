@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"time"
 
@@ -43,28 +42,6 @@ func serveDefaultGPUs(ms []*workload.Manifest, gpus int) {
 	}
 }
 
-// serveClient is the HTTP client of the launched server's readiness and
-// health probes. vLLM started with --api-key guards /v1/models, so the
-// probes carry the same key as the measured requests.
-func serveClient(apiKey string) *http.Client {
-	if apiKey == "" {
-		return nil
-	}
-	return &http.Client{Transport: bearer{key: apiKey, next: http.DefaultTransport}}
-}
-
-// bearer adds an Authorization header to every request.
-type bearer struct {
-	key  string
-	next http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.key)
-	return b.next.RoundTrip(r)
-}
-
 // serveLaunch says how to start the candidate server (server.* settings
 // or run's --server-* flags).
 type serveLaunch struct {
@@ -79,11 +56,13 @@ type serveLaunch struct {
 // serveRun starts the server, waits until it is ready, calls fn with a
 // context that ends the moment the server dies or stops answering its
 // health checks (context.Cause then says why, with the log tail), and stops
-// the server with every process it spawned when fn returns.
+// the server with every process it spawned when fn returns. The readiness
+// and health probes carry the API key (vLLM started with --api-key guards
+// /v1/models); long waits say on stderr what they wait for.
 //
-// A server that never became ready is a run failure (exit 3) reported
-// here, with the end of its log on stderr; fn is then not called. Otherwise
-// the error is the server's failure during fn (see server.Failed), or fn's.
+// It reports nothing itself: a server failure (before it was ready or
+// during fn) comes back as an error that serveFailure describes, the one
+// path through which run and gate report it.
 func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx context.Context, info server.Info) error) error {
 	env, err := server.ParseEnv(l.Env)
 	if err != nil {
@@ -91,30 +70,10 @@ func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx contex
 	}
 	sc := server.Config{
 		Command: l.Command, Env: env, BaseEnv: os.Environ(), Workdir: l.Workdir,
-		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log,
+		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log, APIKey: runAPIKey(), Hints: s.Err,
 	}
 	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(fingerprint.RedactArgv(l.Command)))
-	called := false
-	err = server.Supervise(ctx, sc, serveClient(runAPIKey()), func(ctx context.Context, info server.Info) error {
-		called = true
-		return fn(ctx, info)
-	})
-	if err != nil && !called {
-		if tail, _ := server.Failed(err); tail != "" {
-			fmt.Fprintf(s.Err, "--- end of the server's log ---\n%s\n", tail)
-		}
-		return exitf(ExitRunFailed, "server command: %w", err)
-	}
-	return err
-}
-
-// serveDied reports whether ctx (a serveRun context) ended because the
-// server died or became unhealthy, with the end of its log.
-func serveDied(ctx context.Context) (tail string, died bool) {
-	if ctx.Err() == nil {
-		return "", false
-	}
-	return server.Failed(context.Cause(ctx))
+	return server.Supervise(ctx, sc, nil, fn)
 }
 
 // serveFingerprint collects the environment fingerprint once per run (per

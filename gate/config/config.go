@@ -84,7 +84,8 @@ type Server struct {
 	Env []string `mapstructure:"env"`
 	// Workdir is the launched server's working directory.
 	Workdir string `mapstructure:"workdir"`
-	// ReadyTimeout bounds the wait for a launched server to answer.
+	// ReadyTimeout bounds the wait for the server to become ready, launched
+	// (server.command) or not (server.url).
 	ReadyTimeout time.Duration `mapstructure:"ready_timeout"`
 	// Log is the file the launched server's output goes to.
 	Log string `mapstructure:"log"`

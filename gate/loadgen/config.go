@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -69,7 +70,7 @@ type Config struct {
 
 // Defaults for zero Config fields.
 const (
-	DefaultReadyTimeout     = 2 * time.Minute
+	DefaultReadyTimeout     = ready.DefaultTimeout
 	DefaultGrace            = 10 * time.Second
 	DefaultRequestTimeout   = 10 * time.Minute
 	DefaultProgressInterval = 10 * time.Second

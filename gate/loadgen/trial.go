@@ -68,14 +68,22 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 			t.Warnings = append(t.Warnings, warm)
 		}
 		// AfterTrial runs even for an interrupted trial, so server-side
-		// counters stay paired with what was measured.
+		// counters stay paired with what was measured; after an interrupt
+		// it gets a second at most, since the partial result must be
+		// written before the CI runner's SIGTERM (docs/gate.md).
+		hctx, cancelHooks := context.WithoutCancel(ctx), context.CancelFunc(func() {})
+		if interrupted {
+			hctx, cancelHooks = context.WithTimeout(hctx, interruptedHookTimeout)
+		}
 		for _, h := range r.cfg.Hooks {
-			if err := h.AfterTrial(context.WithoutCancel(ctx), idx, &t); err != nil {
+			if err := h.AfterTrial(hctx, idx, &t); err != nil {
+				cancelHooks()
 				res.Trials = append(res.Trials, t)
 				err = fmt.Errorf("trial %d: after-trial hook: %w", idx, err)
 				return fail(err.Error(), err)
 			}
 		}
+		cancelHooks()
 		res.Trials = append(res.Trials, t)
 		r.progressDone(m, t, idx, n)
 		if interrupted {
@@ -93,6 +101,10 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	}
 	return nil
 }
+
+// interruptedHookTimeout bounds the AfterTrial hooks of an interrupted
+// trial (a /metrics scrape of a server that may be stuck).
+const interruptedHookTimeout = time.Second
 
 // trial runs one measured pass over m.Requests and summarises it.
 // interrupted is true when ctx was cancelled before every request was sent

@@ -34,6 +34,9 @@ type Data struct {
 	// RunError, when set, says why the run did not complete. The report
 	// then says so first: partial results never pass.
 	RunError string
+	// ServerFailure, when set, says how the server perfgate launched
+	// failed; the markdown report shows it with the end of its log.
+	ServerFailure *ServerFailure
 	// Footer is an optional line under the report (tool version, run link).
 	Footer string
 }

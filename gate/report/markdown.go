@@ -23,6 +23,7 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	tables := tablesPart(d, notes)
 	parts := []*part{
 		{name: "headline", versions: []string{head}, order: 1000},
+		{name: "server log", versions: serverLogVersions(d), order: 900},
 		tables,
 		{name: "chart", versions: []string{chartPart(d), ""}, order: 30},
 		{name: "serving facts", versions: factsVersions(d), order: 20},

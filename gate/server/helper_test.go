@@ -28,6 +28,10 @@ import (
 //	silent      print nothing (the URL must be configured)
 //	exit        print an error and exit 2 at once
 //	sleep       sleep (the child of spawn)
+//	env         print the environment, then exit 0
+//	nohealth    serve like ok, but without /health (404)
+//
+// With PERFGATE_TEST_PIDFILE set, the server first writes its pid there.
 const helperEnv = "PERFGATE_TEST_SERVER"
 
 func TestMain(m *testing.M) {
@@ -61,7 +65,15 @@ func runTests(m *testing.M) int {
 
 func helperServer(mode string) {
 	name, arg, _ := strings.Cut(mode, "=")
+	if f := os.Getenv("PERFGATE_TEST_PIDFILE"); f != "" {
+		os.WriteFile(f, []byte(fmt.Sprint(os.Getpid())), 0o644)
+	}
 	switch name {
+	case "env":
+		for _, kv := range os.Environ() {
+			fmt.Println(kv)
+		}
+		os.Exit(0)
 	case "sleep":
 		time.Sleep(time.Minute)
 		os.Exit(0)
@@ -112,6 +124,10 @@ func helperServer(mode string) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+		if name == "nohealth" {
+			http.NotFound(w, r)
+			return
+		}
 		if time.Since(start) < slow || name == "sick" && time.Since(start) > sick {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return

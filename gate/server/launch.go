@@ -26,8 +26,9 @@ type Config struct {
 	Command []string
 	// Env is added to BaseEnv (server.env); it wins on conflicts.
 	Env map[string]string
-	// BaseEnv is the environment the server inherits ("NAME=value"). The
-	// CLI passes os.Environ(); the library never reads it itself.
+	// BaseEnv is the environment the server inherits ("NAME=value"),
+	// less the CI credentials (see CICredential). The CLI passes
+	// os.Environ(); the library never reads it itself.
 	BaseEnv []string
 	// Workdir is the server's working directory; empty: the current one.
 	Workdir string
@@ -44,6 +45,13 @@ type Config struct {
 	// StopGrace is how long Stop waits after SIGTERM before SIGKILL;
 	// DefaultStopGrace when zero.
 	StopGrace time.Duration
+	// APIKey is sent as "Authorization: Bearer" on the readiness and
+	// health probes (vLLM started with --api-key guards /v1/models) and
+	// is scrubbed from the log tail.
+	APIKey string
+	// Hints, when set, receives a line every half minute while readiness
+	// is awaited, saying what perfgate waits for.
+	Hints io.Writer
 }
 
 // Defaults for Config.
@@ -62,6 +70,10 @@ type Process struct {
 	file  *os.File
 	grace time.Duration
 	url   string
+	info  Info // set by Ready
+
+	apiKey string
+	hints  io.Writer
 
 	done    chan struct{}
 	waitErr error // set before done is closed
@@ -107,9 +119,9 @@ func Start(cfg Config) (*Process, error) {
 		w = file
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = mergeEnv(cfg.BaseEnv, cfg.Env)
+	cmd.Env = serverEnv(cfg.BaseEnv, cfg.Env)
 	cmd.Dir = cfg.Workdir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	log := newLogBuffer(w, tailBytes, secrets(cfg))
 	cmd.Stdout = log
 	cmd.Stderr = log
@@ -120,18 +132,20 @@ func Start(cfg Config) (*Process, error) {
 	// A grandchild that keeps the output pipe open must not block Wait
 	// forever once the group is gone.
 	cmd.WaitDelay = grace
-	if err := cmd.Start(); err != nil {
+	p := &Process{cmd: cmd, log: log, file: file, grace: grace, url: cfg.URL, done: make(chan struct{}),
+		apiKey: cfg.APIKey, hints: cfg.Hints}
+	started := make(chan error, 1)
+	startAndWait(cmd, started, func(err error) {
+		p.waitErr = err
+		close(p.done)
+	})
+	if err := <-started; err != nil {
 		if file != nil {
 			file.Close()
 		}
 		return nil, fmt.Errorf("server.command %s: %w", fingerprint.JoinArgv(fingerprint.RedactArgv(cfg.Command[:1])), err)
 	}
-	p := &Process{cmd: cmd, pgid: cmd.Process.Pid, log: log, file: file, grace: grace, url: cfg.URL, done: make(chan struct{})}
-	go func() {
-		err := cmd.Wait()
-		p.waitErr = err
-		close(p.done)
-	}()
+	p.pgid = cmd.Process.Pid
 	return p, nil
 }
 
@@ -166,6 +180,9 @@ func mergeEnv(base []string, overrides map[string]string) []string {
 // server.env values and the values of secret-looking flags.
 func secrets(cfg Config) []string {
 	var out []string
+	if len(cfg.APIKey) >= 4 {
+		out = append(out, cfg.APIKey)
+	}
 	for k, v := range cfg.Env {
 		if fingerprint.Secret(k) && len(v) >= 4 {
 			out = append(out, v)
@@ -204,7 +221,7 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 func (p *Process) Err() error {
 	select {
 	case <-p.done:
-		return &ExitError{Err: p.waitErr, Tail: p.Tail(40)}
+		return &ExitError{Err: p.waitErr, Tail: p.Tail(tailLines)}
 	default:
 		return nil
 	}
@@ -218,16 +235,25 @@ func (p *Process) Tail(n int) string { return p.log.Tail(n) }
 // the grace period, then waits for the process. Processes of the group that
 // outlive the leader (workers of a crashed server) are killed as well. It
 // is safe to call more than once and after the server died.
-func (p *Process) Stop() error {
+func (p *Process) Stop() error { return p.StopWithin(p.grace) }
+
+// StopWithin is Stop with grace in place of Config.StopGrace (at most
+// that): after an interrupt perfgate has seconds, not the server's usual
+// shutdown time, before it must have written its results.
+func (p *Process) StopWithin(grace time.Duration) error {
 	p.stopOnce.Do(func() {
-		p.stopErr = p.stop()
+		p.stopErr = p.stop(min(grace, p.grace))
 	})
 	return p.stopErr
 }
 
-func (p *Process) stop() error {
+// InterruptStopGrace is the grace a launched server gets after perfgate was
+// interrupted (see StopWithin).
+const InterruptStopGrace = time.Second
+
+func (p *Process) stop(grace time.Duration) error {
 	_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
-	timer := time.NewTimer(p.grace)
+	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
 	case <-p.done:
@@ -236,7 +262,7 @@ func (p *Process) stop() error {
 		<-p.done
 	}
 	// The leader is gone; give the rest of its group the same grace.
-	deadline := time.Now().Add(p.grace)
+	deadline := time.Now().Add(grace)
 	for groupAlive(p.pgid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)

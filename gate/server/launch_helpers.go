@@ -23,11 +23,26 @@ func Launch(ctx context.Context, cfg Config, client *http.Client) (*Process, Inf
 	}
 	info, err := p.Ready(ctx, client, timeout)
 	if err != nil {
-		_ = p.Stop()
-		return nil, Info{}, err
+		stopErr := p.Stop()
+		_ = stopErr // the readiness failure is the news; a log-file error adds nothing
+		return nil, Info{}, &LaunchError{Err: err, Tail: p.Tail(tailLines)}
 	}
 	return p, info, nil
 }
+
+// LaunchError says a launched server never became ready: it exited, it
+// printed no address, it refused the credentials or it did not answer in
+// time (Err says which). Tail is the end of its log.
+type LaunchError struct {
+	Err  error
+	Tail string
+}
+
+func (e *LaunchError) Error() string { return e.Err.Error() }
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// tailLines is how much of the server's log a failure report shows.
+const tailLines = 40
 
 // ParseEnv turns server.env entries ("NAME=value") into Config.Env. An
 // entry without "=" or with an empty name is an error naming its position.

@@ -51,7 +51,7 @@ func TestReadyAndStop(t *testing.T) {
 		t.Fatalf("Ready: %v\n%s", err, p.Tail(20))
 	}
 	if !strings.HasPrefix(info.URL, "http://127.0.0.1:") || info.Version != "0.0.0-test" ||
-		len(info.Models) != 1 || info.Models[0] != "fake-model" || info.MaxModelLen != 4096 {
+		len(info.Models) != 1 || info.Models[0].ID != "fake-model" || info.Models[0].MaxModelLen != 4096 {
 		t.Errorf("info = %+v", info)
 	}
 	if p.Err() != nil {
@@ -92,7 +92,7 @@ func TestSlowStart(t *testing.T) {
 	p2 := start(t, helperConfig(t, "slow=1h"))
 	_, err := p2.Ready(context.Background(), nil, 3*time.Second)
 	var nr *NotReadyError
-	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "503") || !strings.Contains(nr.Tail, "Uvicorn") {
+	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("err = %v (%T)", err, err)
 	}
 }
@@ -206,7 +206,8 @@ func TestConfiguredURL(t *testing.T) {
 	// a message saying what is missing.
 	p2 := start(t, helperConfig(t, "silent"))
 	_, err = p2.Ready(context.Background(), nil, 300*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "no server.url given") {
+	var na *NoAddressError
+	if !errors.As(err, &na) || !strings.Contains(err.Error(), "printed no address") || !strings.Contains(err.Error(), "set server.url (--url)") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -252,7 +253,7 @@ func TestHealthFailsMidRun(t *testing.T) {
 
 	// A cancelled watch closes its channel without an error.
 	cctx, cancel := context.WithCancel(ctx)
-	w := WatchHealth(cctx, nil, p.URL(), time.Hour, 1)
+	w := WatchHealth(cctx, nil, "", Info{URL: p.URL(), Health: true}, time.Hour, 1)
 	cancel()
 	if err, open := <-w; open {
 		t.Errorf("cancelled watch sent %v", err)
@@ -280,6 +281,10 @@ func TestLaunch(t *testing.T) {
 	if !errors.As(err, &nr) || p != nil {
 		t.Fatalf("Launch of a never-ready server: %v, %v", p, err)
 	}
+	f, ok := FailureOf(err)
+	if !ok || !f.BeforeReady || f.Exited || !strings.Contains(f.Summary, "did not become ready") || !strings.Contains(f.Tail, "Uvicorn") {
+		t.Errorf("FailureOf = %+v, %v", f, ok)
+	}
 }
 
 func TestParseEnv(t *testing.T) {
@@ -290,5 +295,26 @@ func TestParseEnv(t *testing.T) {
 	}
 	if _, err := ParseEnv([]string{"A=1", "hf_secretvalue"}); err == nil || !strings.Contains(err.Error(), `entry 2 ("hf_...")`) {
 		t.Errorf("bad entry: %v", err)
+	}
+}
+
+// TestServerWithoutHealth: a launched server without /health is ready
+// once /v1/models lists a model (as --url has always accepted), and the
+// health watch of the run probes /v1/models instead of declaring it dead.
+func TestServerWithoutHealth(t *testing.T) {
+	t.Parallel()
+	p := start(t, helperConfig(t, "nohealth"))
+	ctx := context.Background()
+	info, err := p.Ready(ctx, nil, 10*time.Second)
+	if err != nil {
+		t.Fatalf("Ready: %v", err)
+	}
+	if info.Health || info.LivenessPath() != "/v1/models" {
+		t.Errorf("info = %+v", info)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 600*time.Millisecond)
+	defer cancel()
+	if err := <-p.Watch(wctx, nil, 50*time.Millisecond, 3); err != nil {
+		t.Errorf("watch of a live server without /health: %v", err)
 	}
 }

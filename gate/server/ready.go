@@ -2,75 +2,97 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/ready"
 )
 
-// Info is what a ready server says about itself.
-type Info struct {
-	URL     string
-	Version string // GET /version; empty when the server has none
-	Models  []string
-	// MaxModelLen is the first model's context length, 0 if not reported.
-	MaxModelLen int
-}
+// Info is what a ready server says about itself (see package ready, whose
+// protocol a launched server is held to like any other).
+type Info = ready.Info
 
-// NotReadyError says the server did not become ready in time. Last is the
-// last probe's failure; Tail the end of the log of a launched server.
-type NotReadyError struct {
-	URL    string
+// NotReadyError says the server did not become ready in time; an
+// *AuthError that the probe's credentials were refused. Both come from the
+// one readiness protocol in package ready.
+type (
+	NotReadyError = ready.NotReadyError
+	AuthError     = ready.AuthError
+)
+
+// NoAddressError says the launched server announced no address on its
+// output within the ready timeout, and no server.url was given: there was
+// nothing to probe.
+type NoAddressError struct {
 	Waited time.Duration
-	Last   error
-	Tail   string
 }
 
-func (e *NotReadyError) Error() string {
-	msg := fmt.Sprintf("server %s not ready after %s", result.RedactURL(e.URL), e.Waited.Round(time.Millisecond))
-	if e.Last != nil {
-		msg += ": " + e.Last.Error()
+func (e *NoAddressError) Error() string {
+	return fmt.Sprintf("the server printed no address within %s and no server.url (--url) was given, so no address was probed: "+
+		"perfgate looks for the first http://host:port on the server's output (e.g. Uvicorn's \"Uvicorn running on http://0.0.0.0:8000\"); "+
+		"set server.url (--url) to the address it listens on", roundWait(e.Waited))
+}
+
+// roundWait rounds a wait for a message: whole seconds, or milliseconds
+// under a second.
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
 	}
-	return msg
+	return d.Round(time.Millisecond)
 }
-
-func (e *NotReadyError) Unwrap() error { return e.Last }
-
-// pollInterval is how often readiness is probed: short against the
-// simulator, negligible against a model that loads for minutes.
-const pollInterval = 100 * time.Millisecond
-
-// probeTimeout bounds one readiness or health request.
-const probeTimeout = 5 * time.Second
 
 // Ready waits until the launched server is ready: it learns the URL
-// (configured, or announced in the output), then waits for GET /health to
-// answer 200 and GET /v1/models to list a model, then records GET /version.
-// It fails fast with an *ExitError when the server exits meanwhile, and
-// with a *NotReadyError after timeout (DefaultReadyTimeout when zero).
+// (configured, or announced in the output), then runs the readiness
+// protocol of package ready against it. It fails fast with an *ExitError
+// when the server exits meanwhile, with a *NoAddressError when no address
+// was known by timeout (DefaultReadyTimeout when zero), and with a
+// *NotReadyError when the address never became ready. Config.Hints gets a
+// line every half minute saying what is awaited.
 func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.Duration) (Info, error) {
 	if timeout <= 0 {
 		timeout = DefaultReadyTimeout
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	// The announcement wait has its own deadline; ready.Wait gets the
+	// caller's ctx and the time left, so it can tell a timeout (not
+	// ready) from the caller giving up (interrupted).
+	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if p.url == "" {
-		select {
-		case u := <-p.log.addr:
-			p.url = u
-		case <-p.done:
-			return Info{}, p.Err()
-		case <-ctx.Done():
-			return Info{}, p.notReady(start, errors.New("no server.url given and the server announced no address on its output"))
+		hint := time.NewTicker(ready.DefaultHintEvery)
+		defer hint.Stop()
+	announce:
+		for {
+			select {
+			case u := <-p.log.addr:
+				p.url = u
+				break announce
+			case <-hint.C:
+				if p.hints != nil {
+					fmt.Fprintf(p.hints, "perfgate: waiting for the server to print its address (%s of %s); no server.url (--url) is set, so nothing is probed until it does\n",
+						time.Since(start).Round(time.Second), timeout)
+				}
+			case <-p.done:
+				return Info{}, p.Err()
+			case <-actx.Done():
+				if ctx.Err() == nil {
+					return Info{}, &NoAddressError{Waited: time.Since(start)}
+				}
+				return Info{}, fmt.Errorf("%w to print its address: %w", ready.ErrInterrupted, ctx.Err())
+			}
+		}
+		if p.hints != nil {
+			fmt.Fprintf(p.hints, "perfgate: the server announced %s; probing it\n", p.url)
 		}
 	}
-	info, err := WaitReady(ctx, client, p.url, p.done)
+	left := timeout - time.Since(start)
+	info, err := ready.Wait(ctx, ready.Options{
+		URL: p.url, Client: client, APIKey: p.apiKey, Timeout: max(left, time.Millisecond),
+		Interval: pollInterval, Died: p.done, Hints: p.hints,
+	})
 	if err != nil {
 		if p.Err() != nil {
 			return Info{}, p.Err()
@@ -78,161 +100,28 @@ func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.D
 		var nr *NotReadyError
 		if errors.As(err, &nr) {
 			nr.Waited = time.Since(start)
-			nr.Tail = p.Tail(40)
 		}
 		return Info{}, err
 	}
+	p.info = info
 	return info, nil
 }
 
 // URL is the server's base URL: configured, or announced once Ready saw it.
 func (p *Process) URL() string { return p.url }
 
-func (p *Process) notReady(start time.Time, last error) error {
-	return &NotReadyError{URL: p.url, Waited: time.Since(start), Last: last, Tail: p.Tail(40)}
-}
+// pollInterval is how often readiness is probed: short against the
+// simulator, negligible against a model that loads for minutes.
+const pollInterval = 100 * time.Millisecond
 
-// WaitReady polls a server at baseURL until /health answers 200 and
-// /v1/models lists a model, then reads /version. It also serves servers
-// perfgate did not launch (died may be nil). It returns a *NotReadyError
-// when ctx ends first, and ErrDied when died is closed first.
-func WaitReady(ctx context.Context, client *http.Client, baseURL string, died <-chan struct{}) (Info, error) {
-	if client == nil {
-		client = http.DefaultClient
-	}
-	base := strings.TrimRight(baseURL, "/")
-	start := time.Now()
-	var last error
-	wait := func() error {
-		t := time.NewTimer(pollInterval)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return &NotReadyError{URL: baseURL, Waited: time.Since(start), Last: last}
-		case <-died:
-			return ErrDied
-		case <-t.C:
-			return nil
-		}
-	}
-	// try probes url; a probe cut short by the deadline keeps the previous
-	// failure, which says why the server was not ready ("503 Service
-	// Unavailable") better than "context deadline exceeded".
-	try := func(url string, into any) error {
-		err := probe(ctx, client, url, into)
-		if err != nil && (ctx.Err() == nil || last == nil) {
-			last = err
-		}
-		return err
-	}
-	for {
-		if try(base+"/health", nil) == nil {
-			last = nil
-			break
-		}
-		if auth := (*AuthError)(nil); errors.As(last, &auth) {
-			return Info{}, last
-		}
-		if err := wait(); err != nil {
-			return Info{}, err
-		}
-	}
-	info := Info{URL: base}
-	for {
-		var models modelList
-		if try(base+"/v1/models", &models) == nil {
-			if len(models.Data) > 0 {
-				for _, m := range models.Data {
-					info.Models = append(info.Models, m.ID)
-				}
-				info.MaxModelLen = models.Data[0].MaxModelLen
-				break
-			}
-			last = errors.New("GET /v1/models lists no model")
-		}
-		if auth := (*AuthError)(nil); errors.As(last, &auth) {
-			return Info{}, last
-		}
-		if err := wait(); err != nil {
-			return Info{}, err
-		}
-	}
-	var v struct {
-		Version string `json:"version"`
-	}
-	if probe(ctx, client, base+"/version", &v) == nil {
-		info.Version = v.Version
-	}
-	return info, nil
-}
-
-// AuthError says the server refused the readiness probe's credentials.
-// It is final: waiting longer cannot fix an API key.
-type AuthError struct {
-	URL    string
-	Status string
-}
-
-func (e *AuthError) Error() string {
-	return fmt.Sprintf("GET %s: %s: the server wants an API key (set PERFGATE_API_KEY or OPENAI_API_KEY to the key it was started with)", e.URL, e.Status)
-}
-
-// ErrDied is returned by WaitReady when the process it watches exits.
-var ErrDied = errors.New("server process exited")
-
-type modelList struct {
-	Data []struct {
-		ID          string `json:"id"`
-		MaxModelLen int    `json:"max_model_len"`
-	} `json:"data"`
-}
-
-// probe GETs url and wants 200; with into, it decodes the JSON body.
-func probe(ctx context.Context, client *http.Client, url string, into any) error {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("GET %s: %w", result.RedactURL(url), unwrapURLError(err))
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return fmt.Errorf("GET %s: %w", result.RedactURL(url), err)
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return &AuthError{URL: result.RedactURL(url), Status: resp.Status}
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", result.RedactURL(url), resp.Status)
-	}
-	if into != nil {
-		if err := json.Unmarshal(body, into); err != nil {
-			return fmt.Errorf("GET %s: %w", result.RedactURL(url), err)
-		}
-	}
-	return nil
-}
-
-// unwrapURLError drops *url.Error's repetition of method and URL.
-func unwrapURLError(err error) error {
-	var ue interface{ Unwrap() error }
-	if errors.As(err, &ue) && strings.HasPrefix(err.Error(), "Get ") {
-		if inner := ue.Unwrap(); inner != nil {
-			return inner
-		}
-	}
-	return err
-}
-
-// HealthError says /health failed Failures times in a row during a run.
+// HealthError says the server's liveness probe (GET /health, or
+// /v1/models for a server without /health) failed Failures times in a row
+// during a run.
 type HealthError struct {
 	Failures int
 	Last     error
+	// Tail is the end of the log of a server perfgate launched.
+	Tail string
 }
 
 func (e *HealthError) Error() string {
@@ -242,29 +131,32 @@ func (e *HealthError) Error() string {
 func (e *HealthError) Unwrap() error { return e.Last }
 
 // Watch reports the first failure of the server during a run: its exit (an
-// *ExitError) or GET /health failing `failures` times in a row, polled
-// every interval (a *HealthError). The channel receives at most one error
-// and is closed when ctx ends. A run selects on it to fail fast (exit 3)
+// *ExitError) or its liveness probe failing `failures` times in a row,
+// polled every interval (a *HealthError). The liveness probe is the one
+// Ready found (ready.Info.LivenessPath): a server without /health is
+// watched through /v1/models. The channel receives at most one error and
+// is closed when ctx ends. A run selects on it to fail fast (exit 3)
 // instead of timing out request by request.
 func (p *Process) Watch(ctx context.Context, client *http.Client, interval time.Duration, failures int) <-chan error {
-	return watch(ctx, client, p.url, interval, failures, p.done, p.Err)
-}
-
-// WatchHealth is Watch for a server perfgate did not launch.
-func WatchHealth(ctx context.Context, client *http.Client, baseURL string, interval time.Duration, failures int) <-chan error {
-	return watch(ctx, client, baseURL, interval, failures, nil, nil)
-}
-
-func watch(ctx context.Context, client *http.Client, baseURL string, interval time.Duration, failures int,
-	died <-chan struct{}, exitErr func() error) <-chan error {
-	if client == nil {
-		client = http.DefaultClient
+	info := p.info
+	if info.URL == "" {
+		info = Info{URL: p.url, Health: true}
 	}
+	return watch(ctx, client, p.apiKey, info, interval, failures, p.done, p.Err)
+}
+
+// WatchHealth is Watch for a server perfgate did not launch; info is what
+// ready.Wait returned for it.
+func WatchHealth(ctx context.Context, client *http.Client, apiKey string, info Info, interval time.Duration, failures int) <-chan error {
+	return watch(ctx, client, apiKey, info, interval, failures, nil, nil)
+}
+
+func watch(ctx context.Context, client *http.Client, apiKey string, info Info, interval time.Duration, failures int,
+	died <-chan struct{}, exitErr func() error) <-chan error {
 	if failures < 1 {
 		failures = 1
 	}
 	out := make(chan error, 1)
-	health := strings.TrimRight(baseURL, "/") + "/health"
 	go func() {
 		defer close(out)
 		ticker := time.NewTicker(interval)
@@ -279,7 +171,7 @@ func watch(ctx context.Context, client *http.Client, baseURL string, interval ti
 				return
 			case <-ticker.C:
 			}
-			err := probe(ctx, client, health, nil)
+			err := ready.Alive(ctx, client, apiKey, info)
 			if ctx.Err() != nil {
 				return
 			}

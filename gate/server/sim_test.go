@@ -33,7 +33,7 @@ func TestSimSlowStartAndCleanStop(t *testing.T) {
 	if waited := time.Since(began); waited < 600*time.Millisecond {
 		t.Errorf("ready after %s, during the simulated slow start", waited)
 	}
-	if info.Version != "0.11.0+perfgate-sim" || len(info.Models) != 1 || info.Models[0] != "sim-model" || info.MaxModelLen != 4096 {
+	if info.Version != "0.11.0+perfgate-sim" || len(info.Models) != 1 || info.Models[0].ID != "sim-model" || info.Models[0].MaxModelLen != 4096 {
 		t.Errorf("info = %+v", info)
 	}
 	if err := p.Stop(); err != nil {
@@ -59,7 +59,7 @@ func TestSimCrashMidRun(t *testing.T) {
 	}
 	watch := p.Watch(ctx, nil, 50*time.Millisecond, 3)
 	for i := 0; i < 3; i++ {
-		complete(info.URL, info.Models[0]) // the third one is cut by the crash
+		complete(info.URL, info.Models[0].ID) // the third one is cut by the crash
 	}
 	select {
 	case err := <-watch:

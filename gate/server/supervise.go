@@ -39,7 +39,18 @@ func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx
 	stopWatch()
 	serverErr := <-watched
 	cancel(nil)
-	stopErr := p.Stop()
+	var he *HealthError
+	if errors.As(serverErr, &he) {
+		he.Tail = p.Tail(tailLines)
+	}
+	var stopErr error
+	if ctx.Err() != nil {
+		// Interrupted: the caller must write its partial results before
+		// the CI runner's SIGTERM, so the server gets a short grace.
+		stopErr = p.StopWithin(InterruptStopGrace)
+	} else {
+		stopErr = p.Stop()
+	}
 	switch {
 	case serverErr != nil:
 		return serverErr
@@ -51,20 +62,10 @@ func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx
 	return nil
 }
 
-// Failed reports whether err says the server under test died or became
-// unhealthy, and returns the end of its log when perfgate launched it.
+// Failed reports whether err says the server under test died, became
+// unhealthy or never became ready, and returns the end of its log when
+// perfgate launched it.
 func Failed(err error) (tail string, ok bool) {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return ee.Tail, true
-	}
-	var he *HealthError
-	if errors.As(err, &he) {
-		return "", true
-	}
-	var nr *NotReadyError
-	if errors.As(err, &nr) {
-		return nr.Tail, true
-	}
-	return "", false
+	f, ok := FailureOf(err)
+	return f.Tail, ok
 }

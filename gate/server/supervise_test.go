@@ -16,8 +16,8 @@ func TestSuperviseCrash(t *testing.T) {
 	cfg := simConfig(t, "--exit-after", "1")
 	cfg.ReadyTimeout = 30 * time.Second
 	err := Supervise(context.Background(), cfg, nil, func(ctx context.Context, info Info) error {
-		complete(info.URL, info.Models[0])
-		complete(info.URL, info.Models[0]) // the crash
+		complete(info.URL, info.Models[0].ID)
+		complete(info.URL, info.Models[0].ID) // the crash
 		select {
 		case <-ctx.Done():
 			return ctx.Err() // what a load generator returns when cut short
@@ -32,6 +32,10 @@ func TestSuperviseCrash(t *testing.T) {
 	tail, ok := Failed(err)
 	if !ok || !strings.Contains(tail, "simulated crash") {
 		t.Errorf("Failed = %q, %v", tail, ok)
+	}
+	f, _ := FailureOf(err)
+	if f.Summary != "the server exited with status 3 during the run" || !f.Exited || f.ExitCode != 3 || f.BeforeReady {
+		t.Errorf("FailureOf = %+v", f)
 	}
 }
 
@@ -60,5 +64,12 @@ func TestSuperviseClean(t *testing.T) {
 	err = Supervise(context.Background(), cfg, nil, func(context.Context, Info) error { ran = true; return nil })
 	if tail, ok := Failed(err); ran || !ok || !strings.Contains(tail, "unknown model foo") {
 		t.Errorf("never-ready server: ran %v, err %v, tail %q", ran, err, tail)
+	}
+	f, _ := FailureOf(err)
+	if f.Summary != "the server exited with status 2 before it was ready" || !f.BeforeReady || f.ExitCode != 2 {
+		t.Errorf("FailureOf = %+v", f)
+	}
+	if strings.Count(f.Tail, "unknown model foo") != 1 {
+		t.Errorf("the tail holds the log %d times:\n%s", strings.Count(f.Tail, "unknown model foo"), f.Tail)
 	}
 }

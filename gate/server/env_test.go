@@ -1,0 +1,65 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCICredential(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"GITHUB_TOKEN", true},
+		{"GH_TOKEN", true},
+		{"github_token", true},
+		{"PERFGATE_GITHUB_TOKEN", true},
+		{"INPUT_GITHUB-TOKEN", true},
+		{"ACTIONS_RUNTIME_TOKEN", true},
+		{"ACTIONS_ID_TOKEN_REQUEST_TOKEN", true},
+		{"ACTIONS_ID_TOKEN_REQUEST_URL", true},
+		{"ACTIONS_CACHE_URL", true},
+		// The server's own settings and credentials reach it.
+		{"HF_TOKEN", false},
+		{"VLLM_API_KEY", false},
+		{"CUDA_VISIBLE_DEVICES", false},
+		{"GITHUB_SHA", false},
+		{"GITHUB_WORKSPACE", false},
+		{"PATH", false},
+	} {
+		if got := CICredential(tc.name); got != tc.want {
+			t.Errorf("CICredential(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestServerEnvWithholdsCICredentials: a launched server that prints its
+// environment shows none of the CI credentials perfgate inherited, and
+// keeps everything else; server.env can still set one explicitly.
+func TestServerEnvWithholdsCICredentials(t *testing.T) {
+	t.Parallel()
+	cfg := helperConfig(t, "env")
+	cfg.BaseEnv = append(cfg.BaseEnv,
+		"GITHUB_TOKEN=ghs_pullrequestwritetoken", "GH_TOKEN=ghp_othertoken",
+		"ACTIONS_RUNTIME_TOKEN=runtimetokenvalue", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=oidctokenvalue",
+		"HF_TOKEN=hf_servers_own", "GITHUB_SHA=abc123")
+	cfg.Env["GH_TOKEN"] = "explicit-choice"
+	p := start(t, cfg)
+	select {
+	case <-p.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the env helper did not exit")
+	}
+	tail := p.Tail(1000)
+	for _, secret := range []string{"ghs_pullrequestwritetoken", "ghp_othertoken", "runtimetokenvalue", "oidctokenvalue"} {
+		if strings.Contains(tail, secret) {
+			t.Errorf("the server inherited %s:\n%s", secret, tail)
+		}
+	}
+	for _, kept := range []string{"HF_TOKEN=hf_servers_own", "GITHUB_SHA=abc123", "GH_TOKEN=", "PATH="} {
+		if !strings.Contains(tail, kept) {
+			t.Errorf("the server lacks %s:\n%s", kept, tail)
+		}
+	}
+}
