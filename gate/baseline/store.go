@@ -38,12 +38,6 @@ type Requirements struct {
 	MaxInvalidShare float64
 }
 
-// DefaultRequirements match verdict.DefaultPolicy's MinTrials and
-// MaxInvalidShare.
-func DefaultRequirements() Requirements {
-	return Requirements{MinTrials: 3, MaxInvalidShare: 0.25}
-}
-
 // Run is one result file offered for promotion; Source names it in errors.
 // Rules are the gate rules in force for its cell (stored with the baseline
 // as the trusted side's rules) and Warnings the caveats to record with it.

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 func init() { register(newBaselineCmd) }
@@ -36,7 +37,7 @@ type baselineUpdateOptions struct {
 }
 
 func newBaselineUpdateCmd(s *Streams) *cobra.Command {
-	o := baselineUpdateOptions{req: baseline.DefaultRequirements()}
+	o := baselineUpdateOptions{req: policyRequirements(verdict.DefaultPolicy())}
 	cmd := &cobra.Command{
 		Use:   "update --from DIR --profile P",
 		Short: "Promote a valid run's results to baselines/<profile>/",

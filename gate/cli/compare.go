@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
@@ -20,6 +22,7 @@ func init() { register(newCompareCmd) }
 type compareOptions struct {
 	baseline, candidate string
 	format, out         string
+	configFile          string
 	allowMissing        bool
 	allowMismatch       bool
 }
@@ -40,7 +43,13 @@ decides, per gated metric, regression / pass / improvement / inconclusive
 Exit status: 0 pass (improvements included), 1 regression, 2 invalid input
 (unreadable files, a workload changed since its baseline, a missing
 baseline without --allow-missing, a different GPU or model without
---allow-mismatch), 4 inconclusive.`,
+--allow-mismatch), 4 inconclusive.
+
+The policy (policy.alpha, policy.gated, policy.tolerances) is read from
+perfgate.yaml (or --config) and PERFGATE_POLICY_* as perfgate gate reads it,
+so compare and gate --from judge the same files alike. Results written by a
+gate that took extra looks are judged at the look they record, at that
+look's share of alpha.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(s, o)
@@ -49,6 +58,7 @@ baseline without --allow-missing, a different GPU or model without
 	f := cmd.Flags()
 	f.StringVar(&o.baseline, "baseline", "", "baseline result file or directory (required)")
 	f.StringVar(&o.candidate, "candidate", "", "candidate result file or directory (required)")
+	f.StringVar(&o.configFile, "config", "", "configuration file whose policy applies (default "+config.DefaultFile+" when it exists)")
 	f.StringVar(&o.format, "format", "text", "output format: text, markdown or json")
 	f.StringVarP(&o.out, "out", "o", "", "write the report to this file instead of standard output")
 	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline (default: fail closed)")
@@ -76,9 +86,21 @@ func runCompare(s *Streams, o compareOptions) error {
 	if err != nil {
 		return err
 	}
-	p := verdict.DefaultPolicy()
+	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+	}
+	p, err := gatePolicy(l)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
 	p.AllowMissing, p.AllowMismatch = o.allowMissing, o.allowMismatch
-	c, err := verdict.Compare(base, cand, p, verdict.Look{Index: 1, Max: 1})
+	// Results of a gate that took extra looks are judged at that gate's
+	// look alpha, as gate --from judges them (verdict.LookOf).
+	c, err := verdict.Compare(base, cand, p, verdict.LookOf(cand, p))
 	if err != nil {
 		return exitf(ExitInvalid, "compare: %w", err)
 	}

@@ -34,7 +34,7 @@ var gateFlagKeys = map[string]string{
 	"gpus":                 "server.gpus",
 	"baselines":            "baselines",
 	"output":               "output",
-	"trials":               "policy.min_trials",
+	"trials":               "trials.min",
 	"max-trials":           "trials.max",
 	"budget":               "trials.budget",
 	"alpha":                "policy.alpha",
@@ -230,8 +230,8 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		kinds.Serving = runner
 	}
 	opts := pipeline.Options{Baselines: baselines, Policy: p, Budget: cfg.Trials.Budget, Log: s.Err}
-	if l.Source("policy.min_trials") != "default" {
-		opts.MinTrials = cfg.Policy.MinTrials
+	if l.Source("trials.min") != "default" {
+		opts.MinTrials = cfg.Trials.Min
 	}
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
@@ -307,9 +307,10 @@ func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.R
 	return r
 }
 
-// gateJudge compares results already on disk (perfgate merge output).
-// When workloads are configured, their cells are the expected set, so a
-// shard that never uploaded shows up as missing instead of vanishing.
+// gateJudge reads the results already on disk (perfgate merge output)
+// and judges them (pipeline.Judge). When workloads are configured, their
+// cells are the expected set, so a shard that never uploaded shows up as
+// missing instead of vanishing.
 func gateJudge(dir string, baselines []*result.Result, ms []*workload.Manifest, p verdict.Policy) (*pipeline.Outcome, error) {
 	srcs, err := merge.Read([]string{dir})
 	if err != nil {
@@ -319,34 +320,11 @@ func gateJudge(dir string, baselines []*result.Result, ms []*workload.Manifest, 
 	if err != nil {
 		return nil, fmt.Errorf("--from: %w", err)
 	}
-	out := &pipeline.Outcome{}
+	var results []*result.Result
 	for _, m := range merged {
-		out.Results = append(out.Results, m.Result)
+		results = append(results, m.Result)
 	}
-	base := baselines
-	if len(ms) > 0 {
-		want := map[string]bool{}
-		for _, m := range ms {
-			want[m.Cell] = true
-		}
-		base = nil
-		for _, b := range baselines {
-			if want[b.Workload.Cell] {
-				base = append(base, b)
-			}
-		}
-	}
-	out.Comparison, err = verdict.Compare(base, out.Results, p, verdict.Look{})
-	if err != nil {
-		return nil, err
-	}
-	out.Looks = 1
-	for _, r := range out.Results {
-		if !r.Complete && out.RunErr == nil {
-			out.RunErr = fmt.Errorf("%s: incomplete run: %s", r.Workload.Cell, r.IncompleteReason)
-		}
-	}
-	return out, nil
+	return pipeline.Judge(results, baselines, ms, p)
 }
 
 // gateBaselines reads baselines/<profile>/*.json. A missing directory is
@@ -365,39 +343,6 @@ func gateBaselines(dir string) ([]*result.Result, error) {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	return rs, nil
-}
-
-// gatePolicy builds the verdict policy: the verdict's defaults, with the
-// settings the user set explicitly (file, environment or flag) on top.
-// Defaults of the configuration are not applied, so the verdict's own
-// documented defaults (alpha 0.01) hold unless the user chose otherwise.
-func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
-	p := verdict.DefaultPolicy()
-	c := l.Config.Policy
-	if l.Source("policy.alpha") != "default" {
-		p.Alpha = c.Alpha
-	}
-	if len(c.Gated) > 0 {
-		p.Rules = nil
-		for _, id := range c.Gated {
-			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: verdict.DefaultTolerance(id)})
-		}
-	}
-	for id, tol := range c.Tolerances {
-		found := false
-		for i := range p.Rules {
-			if p.Rules[i].Metric == id {
-				p.Rules[i].Tolerance, found = tol, true
-			}
-		}
-		if !found {
-			p.Rules = append(p.Rules, verdict.Rule{Metric: id, Gated: true, Tolerance: tol})
-		}
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("policy (%s): %w", l.Source("policy.gated"), err)
-	}
-	return p, nil
 }
 
 // gateGlob expands the glob patterns among the workload paths (the

@@ -180,7 +180,11 @@ func gateBaselineNames(bs []*result.Result, chosen map[string]string, mergeBase 
 		if t := when[sha]; !t.IsZero() {
 			age = fmt.Sprintf("promoted %s, %.0f days ago", t.UTC().Format("2006-01-02"), time.Since(t).Hours()/24)
 		}
-		out = append(out, fmt.Sprintf("judged against %s: commit %s, %s (%s)", what, short7(sha), age, strings.Join(byCommit[sha], ", ")))
+		name := sha
+		if !strings.HasPrefix(sha, "(") {
+			name = "commit " + short7(sha)
+		}
+		out = append(out, fmt.Sprintf("judged against %s: %s, %s (%s)", what, name, age, strings.Join(byCommit[sha], ", ")))
 	}
 	return out
 }

@@ -3,12 +3,15 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
+// TestGatePolicy checks what the judging commands make of the
+// configuration's policy keys (verdict.FromConfig owns the meaning).
 func TestGatePolicy(t *testing.T) {
 	load := func(t *testing.T, yaml string) *config.Loaded {
 		t.Helper()
@@ -54,10 +57,16 @@ func TestGatePolicy(t *testing.T) {
 	if r, ok := rule(p, "success_rate"); !ok || r.Tolerance != verdict.DefaultTolerance("success_rate") {
 		t.Errorf("success_rate rule %+v", r)
 	}
-	if r, ok := rule(p, "ttft_ms.p99"); !ok || !r.Gated || r.Tolerance != 0.1 {
-		t.Errorf("a tolerance for an ungated metric gates it: got %+v", r)
+	if r, ok := rule(p, "ttft_ms.p99"); !ok || r.Gated || r.Tolerance != 0.1 {
+		t.Errorf("a tolerance for a metric outside policy.gated sets its margin and leaves it ungated (docs/statistics.md): got %+v", r)
 	}
 	if _, ok := rule(p, "e2el_ms.p50"); ok {
 		t.Error("e2el_ms.p50 is gated although the gated list leaves it out")
+	}
+
+	// An invalid value names where it was set.
+	_, err = gatePolicy(load(t, "policy:\n  tolerances: {tpot_ms.p50: 0}\n"))
+	if err == nil || !strings.Contains(err.Error(), "perfgate.yaml:2") || !strings.Contains(err.Error(), "policy.tolerances.tpot_ms.p50") {
+		t.Errorf("zero tolerance: %v, want it refused at perfgate.yaml:2", err)
 	}
 }

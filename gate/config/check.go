@@ -57,6 +57,10 @@ func (c *checker) mapping(n *yaml.Node, prefix string) {
 			continue
 		}
 		seen[k.Value] = true
+		if _, old := renamed[key]; old {
+			c.errorf(k, key, "%s", renamedMsg(key))
+			continue
+		}
 		s, ok := schemaByKey[key]
 		if !ok {
 			msg := "unknown key"

@@ -19,10 +19,10 @@
 //	  log: perfgate-out/server.log
 //	policy:
 //	  alpha: 0.01                    # family-wise false-alarm bound per gate run
-//	  min_trials: 5
 //	  tolerances: {tpot_ms.p50: 0.03, ttft_ms.p99: 0.08}
 //	  gated: [ttft_ms.p50, tpot_ms.p50, output_throughput]
 //	trials:
+//	  min: 5                         # per workload before the first comparison
 //	  max: 10                        # per workload, including extra looks
 //	  budget: 30m                    # wall-clock bound over all extra trials
 //	github:
@@ -99,8 +99,6 @@ type Server struct {
 type Policy struct {
 	// Alpha bounds the family-wise false-alarm rate of one gate run.
 	Alpha float64 `mapstructure:"alpha"`
-	// MinTrials are run for every workload before the first comparison.
-	MinTrials int `mapstructure:"min_trials"`
 	// Tolerances maps metric ids to practical margins (fractions, 0.03 = 3 %).
 	Tolerances map[string]float64 `mapstructure:"tolerances"`
 	// Gated lists the metric ids that can fail the gate; empty means the
@@ -110,6 +108,10 @@ type Policy struct {
 
 // Trials bounds the adaptive extra trials run while cells are inconclusive.
 type Trials struct {
+	// Min trials are run for every workload before the first comparison.
+	// It was policy.min_trials, a name that also meant "fewer trials than
+	// this are low-confidence" in the verdict (see renamed in check.go).
+	Min int `mapstructure:"min"`
 	// Max is the most trials per workload, first look included.
 	Max int `mapstructure:"max"`
 	// Budget bounds the wall-clock time spent on extra trials in one run.
@@ -139,10 +141,10 @@ func Default() Config {
 			ReadyTimeout: 10 * time.Minute,
 		},
 		Policy: Policy{
-			Alpha:     0.01,
-			MinTrials: 5,
+			Alpha: 0.01,
 		},
 		Trials: Trials{
+			Min:    5,
 			Max:    10,
 			Budget: 30 * time.Minute,
 		},

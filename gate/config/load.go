@@ -106,11 +106,11 @@ func Load(opts Options) (*Loaded, error) {
 	if l.File != "" {
 		resolvePaths(&l.Config, l)
 	}
-	// An unset trials.max follows a raised policy.min_trials (e.g. the
-	// Action's trials input), instead of failing validation against the
-	// default maximum the user never chose.
-	if _, set := l.Sources["trials.max"]; !set && l.Config.Trials.Max < l.Config.Policy.MinTrials {
-		l.Config.Trials.Max = l.Config.Policy.MinTrials
+	// An unset trials.max follows a raised trials.min (e.g. the Action's
+	// trials input), instead of failing validation against the default
+	// maximum the user never chose.
+	if _, set := l.Sources["trials.max"]; !set && l.Config.Trials.Max < l.Config.Trials.Min {
+		l.Config.Trials.Max = l.Config.Trials.Min
 	}
 	if problems := l.Config.problems(); len(problems) > 0 {
 		errs := make([]error, len(problems))
@@ -154,6 +154,10 @@ func applyEnv(v *viper.Viper, l *Loaded, environ []string) error {
 		if !strings.HasPrefix(name, EnvPrefix) || val == "" {
 			continue
 		}
+		if key, old := renamedEnv(name); old {
+			errs = append(errs, fmt.Errorf("env %s: %s: %s (%s)", name, key, renamedMsg(key), EnvName(renamed[key])))
+			continue
+		}
 		s, ok := byName[name]
 		if !ok {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("environment variable %s matches no setting and is ignored", name))
@@ -169,6 +173,17 @@ func applyEnv(v *viper.Viper, l *Loaded, environ []string) error {
 	}
 	sort.Strings(l.Warnings)
 	return errors.Join(errs...)
+}
+
+// renamedEnv reports whether name is the variable of a renamed setting,
+// and which.
+func renamedEnv(name string) (string, bool) {
+	for old := range renamed {
+		if EnvName(old) == name {
+			return old, true
+		}
+	}
+	return "", false
 }
 
 // applyFlags sets the settings of changed flags, after the environment, so

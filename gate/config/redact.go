@@ -167,6 +167,9 @@ func encodeValue(v reflect.Value) *yaml.Node {
 // a list or command is one item per line, a map "id=value" per line. It is
 // what `perfgate config --get KEY` prints for scripts such as action.yml.
 func Value(l *Loaded, key string) (string, error) {
+	if _, old := renamed[key]; old {
+		return "", fmt.Errorf("setting %q: %s", key, renamedMsg(key))
+	}
 	s, ok := schemaByKey[key]
 	if !ok || s.kind == kindSection {
 		msg := fmt.Sprintf("unknown setting %q", key)

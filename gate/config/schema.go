@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -142,4 +143,19 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// renamed maps settings that no longer exist to the ones that replaced
+// them. An old key is refused, never read under its new meaning or
+// ignored: policy.min_trials was renamed because the verdict's own
+// min_trials means something else (fewer valid trials than this are
+// low-confidence), and silently dropping a file's setting would change a
+// gate's trial count without a word.
+var renamed = map[string]string{
+	"policy.min_trials": "trials.min",
+}
+
+// renamedMsg is the error for an old key.
+func renamedMsg(old string) string {
+	return fmt.Sprintf("renamed to %s (trials per workload before the first comparison); rename the key", renamed[old])
 }

@@ -83,8 +83,8 @@ func (c Config) problems() []problem {
 	if !(c.Policy.Alpha > 0 && c.Policy.Alpha <= 0.5) {
 		add("policy.alpha", "must be in (0, 0.5], got %v", c.Policy.Alpha)
 	}
-	if c.Policy.MinTrials < 2 {
-		add("policy.min_trials", "must be at least 2 (a spread needs two trials), got %d", c.Policy.MinTrials)
+	if c.Trials.Min < 2 {
+		add("trials.min", "must be at least 2 (a spread needs two trials), got %d", c.Trials.Min)
 	}
 	ids := make([]string, 0, len(c.Policy.Tolerances))
 	for id := range c.Policy.Tolerances {
@@ -112,11 +112,11 @@ func (c Config) problems() []problem {
 		}
 		seen[id] = true
 	}
-	if c.Trials.Max < c.Policy.MinTrials || c.Trials.Max > 1000 {
-		add("trials.max", "must be between policy.min_trials (%d) and 1000, got %d", c.Policy.MinTrials, c.Trials.Max)
+	if c.Trials.Max < c.Trials.Min || c.Trials.Max > 1000 {
+		add("trials.max", "must be between trials.min (%d) and 1000, got %d", c.Trials.Min, c.Trials.Max)
 	}
 	if c.Trials.Budget <= 0 {
-		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to policy.min_trials)", c.Trials.Budget)
+		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to trials.min)", c.Trials.Budget)
 	}
 	return ps
 }

@@ -32,8 +32,9 @@ type Merged struct {
 // as it is. A cell found in several sources must have the same workload
 // hash in all of them (otherwise the shards ran different workload files
 // and an error names both files); their trials are concatenated in source
-// order and re-indexed 0..n-1, the run counts as complete only if every
-// part was, and differences between the parts' fingerprints are recorded
+// order and re-indexed 0..n-1 (each keeping the look it was added in), the
+// run counts as complete only if every part was, its looks are the latest
+// and largest of the parts' (result.Looks.Combine), and differences between the parts' fingerprints are recorded
 // in Notes. The result is sorted by cell.
 func Results(sources []Source) ([]Merged, error) {
 	byCell := map[string]*Merged{}
@@ -76,6 +77,10 @@ func add(dst, src *result.Result, path string) error {
 		return fmt.Errorf("model %q differs from %q in the first shard", src.Server.Model, dst.Server.Model)
 	}
 	dst.Trials = append(dst.Trials, cloneTrials(src.Trials)...)
+	// The merged cell is judged at the smallest alpha any part was (the
+	// latest look, the most looks declared), so gate --from keeps the
+	// bound of the gate runs that chose the parts' extra trials.
+	dst.Looks = dst.Looks.Combine(src.Looks)
 	if src.StartedAt.Before(dst.StartedAt) {
 		dst.StartedAt = src.StartedAt
 	}
@@ -135,6 +140,7 @@ func clone(r *result.Result) *result.Result {
 	c := *r
 	c.Trials = cloneTrials(r.Trials)
 	c.Notes = append([]string(nil), r.Notes...)
+	c.Looks = r.Looks.Combine(nil) // a copy
 	if r.Fingerprint != nil {
 		c.Fingerprint = make(map[string]string, len(r.Fingerprint))
 		for k, v := range r.Fingerprint {

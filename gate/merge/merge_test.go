@@ -161,3 +161,33 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestResultsKeepLooks: shards of a gate that judged one cell at look 2
+// of 3 and another part at look 1 of 1 merge into a cell judged at look 2
+// of 3, so perfgate gate --from tests it at alpha/3 as the shard did; the
+// trials keep the look they were added in, and the sources are untouched.
+func TestResultsKeepLooks(t *testing.T) {
+	a1 := res("a", "h1", t0, 10, 11, 12)
+	a1.Looks = &result.Looks{Index: 2, Max: 3}
+	a1.Trials[2].Look = 1
+	a2 := res("a", "h1", t0, 13)
+	a2.Looks = &result.Looks{Index: 1, Max: 1}
+	b := res("b", "h2", t0, 20)
+	b.Looks = &result.Looks{Index: 1, Max: 3}
+	got, err := Results([]Source{{"s1/a.json", a1}, {"s2/a.json", a2}, {"s2/b.json", b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := got[0].Result.Looks; l == nil || *l != (result.Looks{Index: 2, Max: 3}) {
+		t.Errorf("merged a: looks %+v, want 2 of 3", l)
+	}
+	if got[0].Result.Trials[2].Look != 1 {
+		t.Errorf("merged a: trial 2 look %d, want 1", got[0].Result.Trials[2].Look)
+	}
+	if l := got[1].Result.Looks; l == nil || *l != (result.Looks{Index: 1, Max: 3}) || l == b.Looks {
+		t.Errorf("single-part b: looks %+v, want a copy of 1 of 3", l)
+	}
+	if *a1.Looks != (result.Looks{Index: 2, Max: 3}) || *a2.Looks != (result.Looks{Index: 1, Max: 1}) {
+		t.Error("merging modified a source's looks")
+	}
+}

@@ -68,10 +68,22 @@ type Outcome struct {
 	// RunErr is the first run failure (server unreachable or dead,
 	// interrupted). The results are then partial and the gate fails.
 	RunErr error
-	// Looks is the number of comparisons made; ExtraTrials the trials
-	// added after the first look.
+	// Looks is the number of comparisons made (for Judge, the look of
+	// the comparison, counting those the results went through before);
+	// ExtraTrials the trials added after the first look.
 	Looks       int
 	ExtraTrials int
+}
+
+// judged makes cmp the outcome's comparison, at its looks-th look, and
+// records that look in every result (result.Looks), so a later `gate
+// --from` or `compare` of the written files tests them at this look's
+// alpha (verdict.LookOf), not at the full alpha.
+func (o *Outcome) judged(cmp *verdict.Comparison, looks int) {
+	o.Comparison, o.Looks = cmp, looks
+	for _, r := range o.Results {
+		r.Looks = &result.Looks{Index: cmp.Look.Index, Max: cmp.Look.Max}
+	}
 }
 
 // Run runs the manifests and compares them with the baselines.
@@ -129,7 +141,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	if err != nil {
 		return out, err
 	}
-	out.Comparison, out.Looks = cmp, 1
+	out.judged(cmp, 1)
 	if out.RunErr != nil {
 		return out, nil
 	}
@@ -183,7 +195,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		if err != nil {
 			return out, err
 		}
-		out.Comparison, out.Looks = cmp, out.Looks+1
+		out.judged(cmp, out.Looks+1)
 		if out.RunErr != nil {
 			break
 		}

@@ -83,7 +83,13 @@ func (r *Result) Validate() error {
 	if r.Workload.Hash == "" {
 		return fmt.Errorf("workload %q: hash is empty", r.Workload.Cell)
 	}
+	if err := r.Looks.validate(); err != nil {
+		return err
+	}
 	for i, t := range r.Trials {
+		if t.Look < 0 {
+			return fmt.Errorf("trials[%d]: look %d is negative", i, t.Look)
+		}
 		ids := make([]string, 0, len(t.Values))
 		for id := range t.Values {
 			ids = append(ids, id)

@@ -32,7 +32,10 @@ type Result struct {
 	IncompleteReason string `json:"incomplete_reason,omitempty"`
 	// Source says where the numbers came from: "perfgate run" or an importer
 	// such as "vllm-bench import".
-	Source string  `json:"source,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Looks is the look of the gate run that last judged this result (see
+	// Looks); nil when no gate did.
+	Looks  *Looks  `json:"looks,omitempty"`
 	Trials []Trial `json:"trials"`
 	// Warmups is the number of unmeasured requests sent before each trial.
 	Warmups int `json:"warmups"`

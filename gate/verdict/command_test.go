@@ -56,8 +56,8 @@ func commandSpec(kind string, gate ...workload.GateRule) map[string]any {
 func TestCommandCellGating(t *testing.T) {
 	p50 := workload.GateRule{Metric: "offline_latency_ms.p50", Tolerance: 0.03}
 	p99 := workload.GateRule{Metric: "offline_latency_ms.p99", Tolerance: 0.06}
-	explicit := DefaultPolicy()
-	if err := explicit.Configure([]string{"ttft_ms.p50", "offline_tokens_per_s", "offline_requests_per_s"}, nil); err != nil {
+	explicit, err := FromConfig(PolicyConfig{Gated: []string{"ttft_ms.p50", "offline_tokens_per_s", "offline_requests_per_s"}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {

@@ -27,6 +27,8 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 	if look.Max < 1 || look.Index < 1 || look.Index > look.Max {
 		return nil, fmt.Errorf("look %d of %d: want 1 <= index <= max", look.Index, look.Max)
 	}
+	// A trial with a latency of zero is broken data (zero.go).
+	baseline, candidate = dropImpossible(baseline), dropImpossible(candidate)
 	base, err := byCell("baseline", baseline)
 	if err != nil {
 		return nil, err

@@ -20,9 +20,7 @@ func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, 
 		return 1, 1, false
 	}
 	if pc.nonPositive {
-		c.Outcome = Inconclusive
-		c.Warnings = append(c.Warnings, "some trial has a zero value; a relative change cannot be computed")
-		return 1, 1, false
+		return pc.testZero(p) // zero.go
 	}
 	nb, nc := float64(len(pc.xb)), float64(len(pc.xc))
 	floor, assumed := p.MinCV, p.AssumedCV
