@@ -22,7 +22,7 @@ func TestConfigCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	got := out.String()
-	for _, want := range []string{"profile: sim # " + file + ":1", "url: http://127.0.0.1:8000", "token: '[redacted]' # env PERFGATE_GITHUB_TOKEN"} {
+	for _, want := range []string{"profile: sim # " + file + ":1", "url: http://[redacted]@127.0.0.1:8000", "token: '[redacted]' # env PERFGATE_GITHUB_TOKEN"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}

@@ -220,7 +220,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	}}
 	if cfg.Server.URL != "" {
 		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, APIKey: runAPIKey(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
+			URL: cfg.Server.URL, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 		})
 		if err != nil {

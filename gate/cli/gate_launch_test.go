@@ -41,6 +41,14 @@ func gateServeSim() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// CLI_TEST_SIM_PRINT_ENV=1: log the environment and arguments at start,
+	// as servers do when debugging (vLLM logs its args).
+	if os.Getenv("CLI_TEST_SIM_PRINT_ENV") == "1" {
+		for _, kv := range os.Environ() {
+			fmt.Println(kv)
+		}
+		fmt.Printf("args: %s\n", strings.Join(os.Args[1:], " "))
+	}
 	fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
 	var h http.Handler = sim.New(cfg)
 	// CLI_TEST_SIM_DIE_AFTER=N: crash the way an engine does (a fatal

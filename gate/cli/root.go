@@ -8,8 +8,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Version is the tool version recorded in result files. Release builds set it
@@ -53,7 +56,19 @@ func NewRoot(s *Streams) *cobra.Command {
 
 // Main runs perfgate with args and returns the exit code. Errors are printed
 // to s.Err as "perfgate: message".
+//
+// Everything written to s.Out and s.Err is scrubbed of the secrets in the
+// process environment (GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN, the API key,
+// HF_TOKEN, ...; see gate/redact), the last guard between a server's echo
+// of them and the CI log.
 func Main(ctx context.Context, args []string, s Streams) ExitCode {
+	known := redact.ForProcess(os.Environ(), nil)
+	if s.Out != nil {
+		s.Out = known.Writer(s.Out)
+	}
+	if s.Err != nil {
+		s.Err = known.Writer(s.Err)
+	}
 	root := NewRoot(&s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

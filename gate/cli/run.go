@@ -124,6 +124,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	cfg := loadgen.Config{
 		URL:               o.url,
 		APIKey:            runAPIKey(),
+		Scrubber:          serveScrubber(),
 		Warmups:           o.warmups,
 		ResetPrefixCache:  o.resetPrefix,
 		CacheSalt:         o.cacheSalt,
@@ -220,6 +221,9 @@ func runAPIKey() string {
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).
 func runIsTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap() // Main's scrubbing writer
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
@@ -42,6 +43,12 @@ func serveDefaultGPUs(ms []*workload.Manifest, gpus int) {
 	}
 }
 
+// serveScrubber knows the secret values of perfgate's environment
+// (GITHUB_TOKEN, HF_TOKEN, the API key, ...), for error bodies of a server
+// that echoes them: those go into result files, where Main's scrubbing of
+// stdout and stderr does not reach.
+func serveScrubber() *redact.Scrubber { return redact.ForProcess(os.Environ(), nil) }
+
 // serveLaunch says how to start the candidate server (server.* settings
 // or run's --server-* flags).
 type serveLaunch struct {
@@ -72,7 +79,7 @@ func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx contex
 		Command: l.Command, Env: env, BaseEnv: os.Environ(), Workdir: l.Workdir,
 		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log, APIKey: runAPIKey(), Hints: s.Err,
 	}
-	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(fingerprint.RedactArgv(l.Command)))
+	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(redact.Argv(l.Command)))
 	return server.Supervise(ctx, sc, nil, fn)
 }
 

@@ -213,7 +213,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "unknown metric", file: "policy:\n  gated: [tpot_ms.pmax, completed]\n",
 			want: []string{`perfgate.yaml:2: policy.gated: unknown metric id "tpot_ms.pmax"`, `"completed" is informational`}},
 		{name: "bad url hides password", environ: []string{"PERFGATE_SERVER_URL=ftp://user:hunter2@host/"},
-			want: []string{"env PERFGATE_SERVER_URL: server.url: ftp://host/: scheme must be http or https"}},
+			want: []string{"env PERFGATE_SERVER_URL: server.url: ftp://[redacted]@host/: scheme must be http or https"}},
 		{name: "bad env entry", file: "server:\n  env: [HF_TOKEN hf_secret]\n",
 			want: []string{"perfgate.yaml:2: server.env: entry 1 must be NAME=value"}},
 		{name: "negative gpus", environ: []string{"PERFGATE_SERVER_GPUS=-2"},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,79 +11,34 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
-// Redacted is the placeholder that replaces secrets in printed output.
-const Redacted = "[redacted]"
-
-// secretName matches names of settings, variables and flags that usually
-// hold credentials: HF_TOKEN, OPENAI_API_KEY, --api-key, AWS_SECRET_ACCESS_KEY.
-var secretName = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|api[-_]?key|credential|auth|private[-_]?key|access[-_]?key)`)
-
-// Redacted returns a copy of c that is safe to print: the GitHub token,
-// user info and query strings in URLs, values of secret-looking server
-// environment variables, and values of secret-looking command-line options
-// are replaced by Redacted.
-func (c Config) Redacted() Config {
+// Printable returns a copy of c that is safe to print, with every secret
+// hidden by gate/redact: the GitHub token, URL user info and secret query
+// parameters, the values of secret server variables, and secrets on the
+// server's command line (secret flags, credential-shaped values, secrets
+// inside values). Settings that only look like secrets, such as
+// --max-num-batched-tokens 8192, stay visible.
+func (c Config) Printable() Config {
 	r := c
 	if r.GitHub.Token != "" {
-		r.GitHub.Token = Redacted
+		r.GitHub.Token = redact.Placeholder
 	}
 	if r.Server.URL != "" {
-		r.Server.URL = result.RedactURL(r.Server.URL)
+		r.Server.URL = redact.URL(r.Server.URL)
 	}
-	r.Server.Env = make([]string, len(c.Server.Env))
-	for i, e := range c.Server.Env {
-		name, _, ok := strings.Cut(e, "=")
-		if !ok {
-			r.Server.Env[i] = Redacted // malformed: may be a bare secret
-		} else if secretName.MatchString(name) {
-			r.Server.Env[i] = name + "=" + Redacted
-		} else {
-			r.Server.Env[i] = e
-		}
+	r.Server.Env = redact.Env(c.Server.Env)
+	if c.Server.Command != nil {
+		r.Server.Command = Argv(redact.Argv(c.Server.Command))
 	}
-	if c.Server.Env == nil {
-		r.Server.Env = nil
-	}
-	r.Server.Command = redactArgv(c.Server.Command)
 	return r
-}
-
-// redactArgv hides the values of secret-looking options (--api-key X,
-// --api-key=X, --hf-token X) and user info in URL arguments.
-func redactArgv(a Argv) Argv {
-	if a == nil {
-		return nil
-	}
-	out := make(Argv, len(a))
-	hideNext := false
-	for i, arg := range a {
-		switch {
-		case hideNext:
-			out[i] = Redacted
-			hideNext = false
-		case strings.HasPrefix(arg, "-") && secretName.MatchString(arg):
-			if name, _, ok := strings.Cut(arg, "="); ok {
-				out[i] = name + "=" + Redacted
-			} else {
-				out[i] = arg
-				hideNext = true
-			}
-		case strings.Contains(arg, "://"):
-			out[i] = result.RedactURL(arg)
-		default:
-			out[i] = arg
-		}
-	}
-	return out
 }
 
 // Print writes l's configuration, redacted, as perfgate.yaml-shaped YAML.
 // Every value not at its default carries a comment saying where it was set.
 func Print(w io.Writer, l *Loaded) error {
-	cfg := l.Config.Redacted()
+	cfg := l.Config.Printable()
 	var header strings.Builder
 	header.WriteString("effective perfgate configuration (secrets redacted)\n")
 	if l.File != "" {
@@ -178,7 +132,7 @@ func Value(l *Loaded, key string) (string, error) {
 		}
 		return "", fmt.Errorf("%s", msg)
 	}
-	v := reflect.ValueOf(l.Config.Redacted()).FieldByIndex(s.index)
+	v := reflect.ValueOf(l.Config.Printable()).FieldByIndex(s.index)
 	n := encodeValue(v)
 	switch n.Kind {
 	case yaml.SequenceNode:

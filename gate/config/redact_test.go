@@ -8,18 +8,21 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func TestRedacted(t *testing.T) {
+func TestPrintable(t *testing.T) {
+	Redacted := redact.Placeholder
 	c := Default()
 	c.GitHub.Token = "ghp_supersecret"
 	c.Server.URL = "https://admin:pw123@host:8000/?key=abc"
 	c.Server.Env = []string{"HF_TOKEN=hf_x1", "CUDA_VISIBLE_DEVICES=0", "OPENAI_API_KEY=sk-1", "garbage"}
 	c.Server.Command = Argv{"vllm", "serve", "m", "--api-key", "sk-2", "--hf-token=hf_x2", "--port", "8000", "--proxy", "http://u:pw9@proxy"}
-	r := c.Redacted()
-	want := Argv{"vllm", "serve", "m", "--api-key", Redacted, "--hf-token=" + Redacted, "--port", "8000", "--proxy", "http://proxy"}
+	r := c.Printable()
+	want := Argv{"vllm", "serve", "m", "--api-key", Redacted, "--hf-token=" + Redacted, "--port", "8000", "--proxy", "http://" + Redacted + "@proxy"}
 	if !reflect.DeepEqual(r.Server.Command, want) {
 		t.Errorf("command = %q, want %q", r.Server.Command, want)
 	}
@@ -27,11 +30,31 @@ func TestRedacted(t *testing.T) {
 	if !reflect.DeepEqual(r.Server.Env, wantEnv) {
 		t.Errorf("env = %q, want %q", r.Server.Env, wantEnv)
 	}
-	if r.GitHub.Token != Redacted || r.Server.URL != "https://host:8000/?redacted" {
+	if r.GitHub.Token != Redacted || r.Server.URL != "https://"+Redacted+"@host:8000/?key="+Redacted {
 		t.Errorf("token %q url %q", r.GitHub.Token, r.Server.URL)
 	}
 	if c.GitHub.Token != "ghp_supersecret" || c.Server.Env[0] != "HF_TOKEN=hf_x1" {
-		t.Error("Redacted modified its receiver")
+		t.Error("Printable modified its receiver")
+	}
+}
+
+// TestPrintableKeepsLookAlikes: tuning knobs and latency settings whose
+// names contain "token" are what `perfgate config` exists to show; they
+// were printed as secrets once.
+func TestPrintableKeepsLookAlikes(t *testing.T) {
+	c := Default()
+	c.Server.Command = Argv{"vllm", "serve", "m", "--max-num-batched-tokens", "8192", "--time-to-first-token", "50ms",
+		"--inter-token-latency=10ms", "--tokenizer", "t", "--auth", "alice:pw", "-k", "sk-proj-Abc123Def456Ghi789Jkl0"}
+	c.Server.Env = []string{"VLLM_MAX_NUM_BATCHED_TOKENS=8192", "VLLM_EXTRA=--api-key hunter22"}
+	r := c.Printable()
+	want := Argv{"vllm", "serve", "m", "--max-num-batched-tokens", "8192", "--time-to-first-token", "50ms",
+		"--inter-token-latency=10ms", "--tokenizer", "t", "--auth", redact.Placeholder, "-k", redact.Placeholder}
+	if !reflect.DeepEqual(r.Server.Command, want) {
+		t.Errorf("command = %q\nwant %q", r.Server.Command, want)
+	}
+	wantEnv := []string{"VLLM_MAX_NUM_BATCHED_TOKENS=8192", "VLLM_EXTRA=--api-key " + redact.Placeholder}
+	if !reflect.DeepEqual(r.Server.Env, wantEnv) {
+		t.Errorf("env = %q, want %q", r.Server.Env, wantEnv)
 	}
 }
 
@@ -81,8 +104,8 @@ func TestValue(t *testing.T) {
 		"trials.budget":        "45m0s",
 		"policy.alpha":         "0.01",
 		"github.comment":       "false",
-		"github.token":         Redacted,
-		"server.env":           "CUDA_VISIBLE_DEVICES=0\nHF_TOKEN=" + Redacted,
+		"github.token":         redact.Placeholder,
+		"server.env":           "CUDA_VISIBLE_DEVICES=0\nHF_TOKEN=" + redact.Placeholder,
 		"policy.tolerances":    "tpot_ms.p50=0.03\nttft_ms.p99=0.08",
 		"server.ready_timeout": "1m30s",
 	} {

@@ -9,7 +9,7 @@ import (
 	"sort"
 
 	"github.com/perfgate/perfgate/gate/metrics"
-	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // problem is one invalid setting; Load prefixes it with the value's source.
@@ -133,10 +133,10 @@ func checkURL(raw string) string {
 		return fmt.Sprintf("not a URL: %v", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Sprintf("%s: scheme must be http or https", result.RedactURL(raw))
+		return fmt.Sprintf("%s: scheme must be http or https", redact.URL(raw))
 	}
 	if u.Host == "" {
-		return fmt.Sprintf("%s: no host", result.RedactURL(raw))
+		return fmt.Sprintf("%s: no host", redact.URL(raw))
 	}
 	return ""
 }

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // MaxCommentChars is GitHub's limit on a comment body, in characters.
@@ -63,7 +65,7 @@ func NewClient(httpClient *http.Client, apiURL string, token Token) (*gh.Client,
 	}
 	base, err := url.Parse(strings.TrimRight(apiURL, "/") + "/")
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
-		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL", redactURL(apiURL))
+		return nil, fmt.Errorf("GitHub API URL %q is not an http(s) URL", redact.URL(apiURL))
 	}
 	c := gh.NewClient(httpClient)
 	if token != "" {
@@ -74,10 +76,12 @@ func NewClient(httpClient *http.Client, apiURL string, token Token) (*gh.Client,
 }
 
 // Upsert makes PR number pr of owner/repo carry exactly one comment with
-// marker: it edits the first marked comment (preferring one written by a
-// bot, in case a human quoted the marker), or creates one. body gets the
-// marker appended when it lacks it; bodies over MaxCommentChars are
-// refused before any request is made.
+// marker written by the token's own account: it edits the first such
+// comment, or creates one. A comment by anyone else that carries the
+// marker (a person quoting the report, or pasting it) is never edited; see
+// whoAmI for how the token's account is found. body gets the marker
+// appended when it lacks it; bodies over MaxCommentChars are refused
+// before any request is made.
 func Upsert(ctx context.Context, c *gh.Client, owner, repo string, pr int, marker, body string) (CommentResult, error) {
 	if !strings.Contains(body, marker) {
 		body = strings.TrimRight(body, "\n") + "\n\n" + marker + "\n"
@@ -85,7 +89,11 @@ func Upsert(ctx context.Context, c *gh.Client, owner, repo string, pr int, marke
 	if n := utf8.RuneCountInString(body); n > MaxCommentChars {
 		return CommentResult{}, fmt.Errorf("comment is %d characters, over GitHub's limit of %d", n, MaxCommentChars)
 	}
-	existing, err := findMarked(ctx, c, owner, repo, pr, marker)
+	me, err := whoAmI(ctx, c)
+	if err != nil {
+		return CommentResult{}, err
+	}
+	existing, err := findMarked(ctx, c, owner, repo, pr, marker, me)
 	if err != nil {
 		return CommentResult{}, err
 	}
@@ -106,10 +114,57 @@ func Upsert(ctx context.Context, c *gh.Client, owner, repo string, pr int, marke
 	return CommentResult{Action: Created, ID: out.GetID(), URL: out.GetHTMLURL()}, nil
 }
 
-// findMarked returns the comment to update, or nil, searching all pages.
-func findMarked(ctx context.Context, c *gh.Client, owner, repo string, pr int, marker string) (*gh.IssueComment, error) {
+// actionsBot is the account that the workflow's GITHUB_TOKEN writes as.
+const actionsBot = "github-actions[bot]"
+
+// account identifies who wrote a comment: the token's own account.
+type account struct {
+	id    int64  // 0 when unknown
+	login string // GitHub logins are case-insensitive
+	bot   bool   // the account must be of type Bot
+}
+
+// wrote reports whether a wrote cm.
+func (a account) wrote(cm *gh.IssueComment) bool {
+	u := cm.GetUser()
+	if u == nil {
+		return false
+	}
+	if a.bot && u.GetType() != "Bot" {
+		return false
+	}
+	if a.id != 0 && u.GetID() != 0 {
+		return a.id == u.GetID()
+	}
+	return strings.EqualFold(a.login, u.GetLogin())
+}
+
+// whoAmI returns the account the client's token belongs to. A personal
+// token (or any user's token) gets its account from GET /user. The
+// workflow's GITHUB_TOKEN is a GitHub App installation token, which may not
+// ask: /user answers 403 "Resource not accessible by integration". Such a
+// token writes as github-actions[bot], an account of type Bot that no
+// person can sign in as, so a 403 stands for that account. (Another
+// GitHub App's installation token is refused the same way but writes as
+// its own bot: its earlier comments are then not found and a new one is
+// created each run; use GITHUB_TOKEN or a personal token for the sticky
+// comment.) Any other failure is an error: guessing could edit someone
+// else's comment.
+func whoAmI(ctx context.Context, c *gh.Client) (account, error) {
+	u, resp, err := c.Users.Get(ctx, "")
+	if err == nil {
+		return account{id: u.GetID(), login: u.GetLogin(), bot: u.GetType() == "Bot"}, nil
+	}
+	if resp != nil && resp.StatusCode == http.StatusForbidden {
+		return account{login: actionsBot, bot: true}, nil
+	}
+	return account{}, fmt.Errorf("asking GitHub who the token belongs to (GET /user), to find perfgate's own comment: %w", err)
+}
+
+// findMarked returns the first marked comment written by me, or nil,
+// searching all pages.
+func findMarked(ctx context.Context, c *gh.Client, owner, repo string, pr int, marker string, me account) (*gh.IssueComment, error) {
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
-	var first *gh.IssueComment
 	for pages := 0; ; pages++ {
 		if pages == maxPages {
 			return nil, fmt.Errorf("listing comments on %s/%s#%d: more than %d pages", owner, repo, pr, maxPages)
@@ -119,18 +174,12 @@ func findMarked(ctx context.Context, c *gh.Client, owner, repo string, pr int, m
 			return nil, fmt.Errorf("listing comments on %s/%s#%d: %w", owner, repo, pr, err)
 		}
 		for _, cm := range list {
-			if !strings.Contains(cm.GetBody(), marker) {
-				continue
-			}
-			if cm.GetUser().GetType() == "Bot" {
+			if strings.Contains(cm.GetBody(), marker) && me.wrote(cm) {
 				return cm, nil
-			}
-			if first == nil {
-				first = cm
 			}
 		}
 		if resp.NextPage == 0 {
-			return first, nil
+			return nil, nil
 		}
 		if resp.NextPage <= opts.Page {
 			return nil, errors.New("listing comments: the API's next page does not advance")

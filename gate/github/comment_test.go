@@ -65,10 +65,13 @@ func TestUpsertCreatesThenEdits(t *testing.T) {
 
 	reqs := fake.Requests()
 	want := []struct{ method, path, body string }{
+		{"GET", "/user", ""},
 		{"GET", "/repos/acme/engine/issues/7/comments", ""},
 		{"POST", "/repos/acme/engine/issues/7/comments", "**Regression** in w: TPOT p50 +7.9 %\n\n<!-- perfgate:h100 -->\n"},
+		{"GET", "/user", ""},
 		{"GET", "/repos/acme/engine/issues/7/comments", ""},
 		{"PATCH", fmt.Sprintf("/repos/acme/engine/issues/comments/%d", first.ID), "**Pass**\n\n<!-- perfgate:h100 -->\n"},
+		{"GET", "/user", ""},
 		{"GET", "/repos/acme/engine/issues/7/comments", ""},
 	}
 	if len(reqs) != len(want) {
@@ -85,7 +88,7 @@ func TestUpsertCreatesThenEdits(t *testing.T) {
 		if w.body != "" && jsonBody(t, r.Body) != w.body {
 			t.Errorf("request %d body = %q, want %q", i, jsonBody(t, r.Body), w.body)
 		}
-		if r.Method == "GET" && !strings.Contains(r.Query, "per_page=100") {
+		if r.Method == "GET" && r.Path != "/user" && !strings.Contains(r.Query, "per_page=100") {
 			t.Errorf("request %d query %q: want per_page=100", i, r.Query)
 		}
 	}
@@ -120,6 +123,59 @@ func TestUpsertPrefersBotOverQuotingHuman(t *testing.T) {
 	id := fake.AddComment(7, "github-actions[bot]", "<!-- perfgate:h100 -->")
 	if res := upsert(t, api, "x"); res.ID != id {
 		t.Errorf("upsert edited %d, want the bot's %d", res.ID, id)
+	}
+}
+
+// TestUpsertNeverEditsOthersComments (issue 14, defect 9): with the
+// workflow's GITHUB_TOKEN (GET /user answers 403), a person's comment that
+// carries the marker, quoted or pasted, is never edited; perfgate creates
+// its own and edits that one from then on.
+func TestUpsertNeverEditsOthersComments(t *testing.T) {
+	fake, api := newFake(t)
+	human := fake.AddComment(7, "carol", "pasted the report:\n<!-- perfgate:h100 -->")
+	first := upsert(t, api, "report 1")
+	if first.Action != Created || first.ID == human {
+		t.Fatalf("upsert = %+v, want a new comment beside carol's %d", first, human)
+	}
+	if second := upsert(t, api, "report 2"); second.Action != Updated || second.ID != first.ID {
+		t.Fatalf("second upsert = %+v, want an update of %d", second, first.ID)
+	}
+	if got := fake.Comments(7)[0]; got.ID != human || got.Body != "pasted the report:\n<!-- perfgate:h100 -->" {
+		t.Errorf("carol's comment changed: %+v", got)
+	}
+	if n := fake.Count("PATCH", fmt.Sprintf("/repos/acme/engine/issues/comments/%d", human)); n != 0 {
+		t.Errorf("%d edits of carol's comment", n)
+	}
+}
+
+// TestUpsertWithPersonalToken: a personal token's account comes from GET
+// /user; only its own marked comment is edited, not the bot's or another
+// person's.
+func TestUpsertWithPersonalToken(t *testing.T) {
+	fake, api := newFake(t)
+	fake.Login = "alice"
+	fake.AddComment(7, "github-actions[bot]", "<!-- perfgate:h100 -->")
+	fake.AddComment(7, "bob", "<!-- perfgate:h100 -->")
+	own := fake.AddComment(7, "alice", "old\n<!-- perfgate:h100 -->")
+	if res := upsert(t, api, "new"); res.Action != Updated || res.ID != own {
+		t.Fatalf("upsert = %+v, want an update of alice's %d", res, own)
+	}
+}
+
+// TestUpsertNeedsToKnowItself: when GitHub cannot say who the token is
+// (a server error), nothing is edited or created on a guess.
+func TestUpsertNeedsToKnowItself(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/user" {
+			t.Errorf("request %s %s after /user failed", r.Method, r.URL.Path)
+		}
+		http.Error(w, `{"message":"boom"}`, http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	c, _ := NewClient(nil, srv.URL, testToken)
+	_, err := Upsert(context.Background(), c, "acme", "engine", 7, "<!-- m -->", "x")
+	if err == nil || !strings.Contains(err.Error(), "GET /user") {
+		t.Fatalf("err = %v, want one naming GET /user", err)
 	}
 }
 

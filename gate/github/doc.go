@@ -23,15 +23,17 @@
 // appends Markdown to the step summary, writes one ::error/::warning/::notice
 // line per annotation, and, when Options.Comment is set and the run is for a
 // pull request, upserts the comment: it lists every page of the PR's
-// comments, edits the one containing Marker(profile) (unchanged bodies are
-// not rewritten), and creates one only when none exists. One comment per
-// profile per PR, updated in place on every push.
+// comments, edits the one containing Marker(profile) that the token's own
+// account wrote (unchanged bodies are not rewritten; a person's comment
+// quoting the marker is never touched), and creates one only when none
+// exists. One comment per profile per PR, updated in place on every push.
 //
 // The API root is GITHUB_API_URL as the runner sets it (GitHub Enterprise
 // Server: https://HOST/api/v3; a fake in tests), used as go-github's
 // BaseURL verbatim. The token comes from the Action input github-token
 // (INPUT_GITHUB-TOKEN), PERFGATE_GITHUB_TOKEN or GITHUB_TOKEN, in that
-// order. It is held as a Token, which prints as "[redacted]" under every fmt
-// verb and encoding, and every error this package returns has the token
-// text removed, including errors quoting an API response.
+// order. It is held as a Token, which prints as redact.Placeholder under
+// every fmt verb and encoding, and every error this package returns has the
+// token text removed (gate/redact's Scrubber), including errors quoting an
+// API response.
 package github

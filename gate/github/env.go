@@ -9,10 +9,13 @@ import (
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
-// Token is a GitHub API token. It formats as "[redacted]" so it cannot be
-// printed by accident; Reveal returns the secret for the HTTP header.
+// Token is a GitHub API token. It formats as redact.Placeholder so it
+// cannot be printed by accident; Reveal returns the secret for the HTTP
+// header.
 type Token string
 
 // Format implements fmt.Formatter for every verb.
@@ -21,11 +24,11 @@ func (t Token) Format(f fmt.State, _ rune) {
 		fmt.Fprint(f, "[none]")
 		return
 	}
-	fmt.Fprint(f, "[redacted]")
+	fmt.Fprint(f, redact.Placeholder)
 }
 
 // MarshalText keeps tokens out of JSON, YAML and other encodings.
-func (t Token) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
+func (t Token) MarshalText() ([]byte, error) { return []byte(redact.Placeholder), nil }
 
 // Reveal returns the token's text.
 func (t Token) Reveal() string { return string(t) }
@@ -78,7 +81,7 @@ func EnvFrom(getenv func(string) string) (Env, error) {
 		e.APIURL = DefaultAPIURL
 	}
 	if u, err := url.Parse(e.APIURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-		return Env{}, fmt.Errorf("GITHUB_API_URL %q: want an http(s) URL without user info", redactURL(e.APIURL))
+		return Env{}, fmt.Errorf("GITHUB_API_URL %q: want an http(s) URL without user info", redact.URL(e.APIURL))
 	}
 	if !e.Actions {
 		return e, nil
@@ -142,14 +145,4 @@ func (e *Env) readEvent(data []byte) error {
 		return errors.New("negative pull request number")
 	}
 	return nil
-}
-
-// redactURL drops user info from a URL for error messages.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	return u.String()
 }

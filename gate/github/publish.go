@@ -5,7 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Report is what a gate run publishes.
@@ -54,7 +55,15 @@ func Publish(ctx context.Context, env Env, r Report, opts Options) (Published, e
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	run := newRunner(getenv, &scrubWriter{w: out, secret: env.Token.Reveal()})
+	// Annotations carry text from reports and API errors; the runner
+	// masks registered secrets, but a token from an unusual source might
+	// not be registered.
+	scrub := redact.NewScrubber(env.Token.Reveal())
+	run := newRunner(getenv, scrub.Writer(out))
+	// The report is built from scrubbed results; the comment and summary
+	// are public, so the token (and any credential shape) is checked for
+	// once more.
+	r.Markdown = scrub.String(r.Markdown)
 	var errs []error
 	errs = append(errs, run.SetOutputs(Outputs{Verdict: r.Verdict, Regressed: r.Regressed, ReportPath: r.ReportPath, ComparisonPath: r.ComparisonPath}))
 	errs = append(errs, run.AddSummary(r.Markdown))
@@ -72,12 +81,12 @@ func Publish(ctx context.Context, env Env, r Report, opts Options) (Published, e
 		res, err := comment(ctx, env, r, opts.HTTPClient)
 		pub.Comment = res
 		if err != nil {
-			err = scrub(err, env.Token.Reveal())
+			err = scrub.Error(err)
 			run.Annotate([]Annotation{{Level: Warning, Title: "perfgate could not comment", Message: err.Error()}})
 			errs = append(errs, err)
 		}
 	}
-	return pub, scrub(errors.Join(errs...), env.Token.Reveal())
+	return pub, scrub.Error(errors.Join(errs...))
 }
 
 func comment(ctx context.Context, env Env, r Report, hc *http.Client) (CommentResult, error) {
@@ -90,41 +99,4 @@ func comment(ctx context.Context, env Env, r Report, hc *http.Client) (CommentRe
 		return CommentResult{}, err
 	}
 	return Upsert(ctx, c, env.Owner, env.Repo, env.PR, marker, r.Markdown)
-}
-
-// scrubbed is an error whose message has a secret removed. Unwrap keeps
-// errors.Is/As working on the original (for rate-limit checks); its text
-// is the original's, so callers print this error, not the unwrapped one.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
-
-// scrub removes secret from err's message.
-func scrub(err error, secret string) error {
-	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
-		return err
-	}
-	return &scrubbed{msg: strings.ReplaceAll(err.Error(), secret, "[redacted]"), err: err}
-}
-
-// scrubWriter removes secret from what passes through it. Annotations
-// carry text from reports and API errors; the runner masks registered
-// secrets, but a token from an unusual source might not be registered.
-type scrubWriter struct {
-	w      io.Writer
-	secret string
-}
-
-func (s *scrubWriter) Write(p []byte) (int, error) {
-	if s.secret == "" || !strings.Contains(string(p), s.secret) {
-		return s.w.Write(p)
-	}
-	if _, err := io.WriteString(s.w, strings.ReplaceAll(string(p), s.secret, "[redacted]")); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

@@ -140,6 +140,7 @@ func TestPublishNeverLeaksToken(t *testing.T) {
 	var stdout bytes.Buffer
 	r := sample
 	r.Annotations = append(r.Annotations, Annotation{Level: Notice, Message: "echo " + testToken})
+	r.Markdown += "\nan error sample quoting " + testToken + "\n"
 	_, err := Publish(context.Background(), env, r, Options{Comment: true, Out: &stdout})
 	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "Resource not accessible") {
 		t.Fatalf("err = %v, want the 403", err)

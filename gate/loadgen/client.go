@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"time"
 
@@ -50,8 +49,8 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	// proxy) may echo the request's Authorization header: the key must
 	// never reach a result file or report.
 	defer func() {
-		if c.apiKey != "" && rec.ErrorBody != "" {
-			rec.ErrorBody = strings.ReplaceAll(rec.ErrorBody, c.apiKey, "[redacted]")
+		if rec.ErrorBody != "" {
+			rec.ErrorBody = clipString(c.scrub.String(rec.ErrorBody), metrics.ErrorSampleBytes)
 		}
 	}()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
@@ -75,7 +74,7 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	defer resp.Body.Close()
 	x.status = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, metrics.ErrorSampleBytes))
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, metrics.ErrorSampleBytes+scrubMargin))
 		rec.Done = time.Since(anchor)
 		rec.ErrorType, rec.ErrorBody = fmt.Sprintf("http_%d", resp.StatusCode), string(head)
 		return
@@ -204,11 +203,21 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 	}
 }
 
+// scrubMargin is how much more than ErrorSampleBytes of an error body is
+// kept until it is scrubbed: a secret that straddles the cut is then still
+// whole, and replaced, instead of leaving its first bytes in the sample.
+const scrubMargin = 256
+
+// clip keeps what of an error body may reach the sample, before scrubbing.
 func clip(b []byte) string {
-	if len(b) > metrics.ErrorSampleBytes {
-		b = b[:metrics.ErrorSampleBytes]
+	return clipString(string(b), metrics.ErrorSampleBytes+scrubMargin)
+}
+
+func clipString(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
 	}
-	return string(b)
+	return s
 }
 
 // classify names a transport error. connecting is true before the

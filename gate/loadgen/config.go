@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/ready"
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -31,6 +32,11 @@ type Config struct {
 	// APIKey is sent as "Authorization: Bearer". It never appears in
 	// results, logs or errors.
 	APIKey string
+	// Scrubber knows further secret values (the caller's environment:
+	// GITHUB_TOKEN, HF_TOKEN, ...) that must not reach results or errors
+	// when a server echoes them in an error body; the API key is always
+	// added to it. nil: the API key and credential shapes only.
+	Scrubber *redact.Scrubber
 	// Client overrides the HTTP client. By default each manifest gets a
 	// keep-alive transport sized to its concurrency, without compression.
 	Client *http.Client
@@ -77,6 +83,9 @@ const (
 )
 
 func (c Config) withDefaults() Config {
+	if c.APIKey != "" {
+		c.Scrubber = c.Scrubber.With(c.APIKey)
+	}
 	if c.ReadyTimeout <= 0 {
 		c.ReadyTimeout = DefaultReadyTimeout
 	}
@@ -102,6 +111,7 @@ func (c Config) withDefaults() Config {
 type client struct {
 	http   *http.Client
 	apiKey string
+	scrub  *redact.Scrubber // for error bodies, which come from the server
 	// onEvent, when set (tests and benchmarks only), sees every event
 	// with its arrival time, e.g. to compare it with the simulator's send
 	// stamp.

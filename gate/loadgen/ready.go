@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/ready"
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -20,9 +21,9 @@ import (
 // waiting cannot change (401/403, a healthy server without /v1/models)
 // end the wait at once.
 func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
-	srv := result.Server{URL: result.RedactURL(r.cfg.URL), GPUs: m.GPUs}
+	srv := result.Server{URL: redact.URL(r.cfg.URL), GPUs: m.GPUs}
 	info, err := ready.Wait(ctx, ready.Options{
-		URL: r.base, Client: r.clientFor(m).http, APIKey: r.cfg.APIKey,
+		URL: r.base, Client: r.clientFor(m).http, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber,
 		Timeout: r.cfg.ReadyTimeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
 	})
 	if errors.Is(err, ready.ErrInterrupted) {
@@ -60,11 +61,11 @@ func (r *Runner) resetPrefixCache(ctx context.Context, hc *http.Client) error {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("POST %s/reset_prefix_cache: %w", result.RedactURL(r.base), unwrapURLError(err))
+		return fmt.Errorf("POST %s/reset_prefix_cache: %w", redact.URL(r.base), unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("POST %s/reset_prefix_cache: HTTP %d (vLLM serves it only with VLLM_SERVER_DEV_MODE=1)", result.RedactURL(r.base), resp.StatusCode)
+		return fmt.Errorf("POST %s/reset_prefix_cache: HTTP %d (vLLM serves it only with VLLM_SERVER_DEV_MODE=1)", redact.URL(r.base), resp.StatusCode)
 	}
 	return nil
 }

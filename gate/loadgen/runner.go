@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -41,7 +42,7 @@ type Runner struct {
 func New(cfg Config) (*Runner, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("server URL %q: want http(s)://host[:port]", result.RedactURL(cfg.URL))
+		return nil, fmt.Errorf("server URL %q: want http(s)://host[:port]", redact.URL(cfg.URL))
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(cfg.URL, "/"), "/v1")
 	return &Runner{
@@ -56,7 +57,7 @@ func New(cfg Config) (*Runner, error) {
 // large as m's concurrency (or its request count when unlimited).
 func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if r.cfg.Client != nil {
-		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
+		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey, scrub: r.cfg.Scrubber, onEvent: r.onEvent}
 	}
 	conns := m.Concurrency
 	if conns <= 0 {
@@ -68,7 +69,7 @@ func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if c, ok := r.clients[conns]; ok {
 		return c
 	}
-	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey, onEvent: r.onEvent}
+	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey, scrub: r.cfg.Scrubber, onEvent: r.onEvent}
 	r.clients[conns] = c
 	return c
 }

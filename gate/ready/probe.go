@@ -98,14 +98,11 @@ func (p prober) auth(path string, status int) error {
 	return &AuthError{URL: p.shown, Path: path, Status: status, KeySent: p.o.APIKey != ""}
 }
 
-// clip shortens a server's answer for an error message, after removing the
-// API key from it (before clipping, so no prefix of the key survives the
-// cut).
+// clip shortens a server's answer for an error message, after scrubbing
+// the API key and every other known secret from it (before clipping, so no
+// prefix of a secret survives the cut).
 func (p prober) clip(body []byte) string {
-	s := string(body)
-	if p.o.APIKey != "" {
-		s = strings.ReplaceAll(s, p.o.APIKey, "[redacted]")
-	}
+	s := p.o.Scrubber.With(p.o.APIKey).String(string(body))
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 200 {
 		s = s[:200] + "..."

@@ -31,7 +31,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Defaults for zero Options fields.
@@ -56,6 +56,10 @@ type Options struct {
 	// started with --api-key guards /v1/models). It never appears in an
 	// error: text from the server is scrubbed of it.
 	APIKey string
+	// Scrubber knows further secret values to remove from text from the
+	// server (a launched server's environment and flags); nil: the API
+	// key and credential shapes only.
+	Scrubber *redact.Scrubber
 	// Timeout bounds the whole wait; DefaultTimeout when zero.
 	Timeout time.Duration
 	// Interval is the pause between attempts; DefaultInterval when zero.
@@ -117,7 +121,7 @@ type NotReadyError struct {
 }
 
 func (e *NotReadyError) Error() string {
-	msg := fmt.Sprintf("server %s not ready after %s", result.RedactURL(e.URL), e.Waited.Round(time.Millisecond))
+	msg := fmt.Sprintf("server %s not ready after %s", redact.URL(e.URL), e.Waited.Round(time.Millisecond))
 	if e.Last != nil {
 		msg += ": " + e.Last.Error()
 	}
@@ -168,7 +172,7 @@ var ErrInterrupted = errors.New("interrupted while waiting for the server")
 func Wait(ctx context.Context, o Options) (Info, error) {
 	o = o.withDefaults()
 	base := Base(o.URL)
-	shown := result.RedactURL(base)
+	shown := redact.URL(base)
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()

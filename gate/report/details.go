@@ -135,7 +135,7 @@ func fingerprintPart(d *Data) string {
 			if f.Hard {
 				hard = "yes"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Escape(w.Cell), Code(f.Key), orDash(Escape(Truncate(f.Baseline, 200))), orDash(Escape(Truncate(f.Candidate, 200))), hard)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Escape(w.Cell), Code(f.Key), orDash(Escape(Truncate(shown(f.Key, f.Baseline), 200))), orDash(Escape(Truncate(shown(f.Key, f.Candidate), 200))), hard)
 		}
 	}
 	if n == 0 {

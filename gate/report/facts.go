@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
@@ -121,14 +122,32 @@ func orStr(a, b string) string {
 	return b
 }
 
-// fp returns the first fingerprint value present among keys.
+// fp returns the first fingerprint value present among keys, as shown.
 func fp(r *result.Result, keys ...string) string {
 	for _, k := range keys {
 		if v := r.Fingerprint[k]; v != "" {
-			return v
+			return shown(k, v)
 		}
 	}
 	return ""
+}
+
+// shown is a fingerprint value as a report may show it. perfgate records
+// fingerprints with secrets hidden, but a result may come from an older
+// perfgate or another tool, so the report applies gate/redact again: the
+// server's command line word by word, env.* by the variable's name,
+// anything else by its key's name and the shapes of credentials.
+func shown(key, v string) string {
+	if name, ok := strings.CutPrefix(key, "env."); ok {
+		return redact.EnvValue(name, v)
+	}
+	switch {
+	case key == "server.argv" || key == "server.args" || key == "server.command":
+		return redact.Value(v)
+	case redact.Name(key) && v != "":
+		return redact.Placeholder // meta.hf_token from an imported benchmark
+	}
+	return redact.Text(v)
 }
 
 func gpus(r *result.Result) string {
@@ -210,7 +229,7 @@ func envFacts(r *result.Result) string {
 	var kv []string
 	for k, v := range r.Fingerprint {
 		if name, ok := strings.CutPrefix(k, "env."); ok {
-			kv = append(kv, name+"="+v)
+			kv = append(kv, name+"="+shown(k, v))
 		}
 	}
 	sort.Strings(kv)
@@ -219,13 +238,13 @@ func envFacts(r *result.Result) string {
 
 // otherFingerprint lists fingerprint keys no other row shows.
 func otherFingerprint(r *result.Result) string {
-	shown := map[string]bool{"gpu.name": true, "gpu.count": true, "server.argv": true, "server.args": true, "server.command": true,
+	inRow := map[string]bool{"gpu.name": true, "gpu.count": true, "server.argv": true, "server.args": true, "server.command": true,
 		"server.kv_cache_dtype": true, "vllm.kv_cache_dtype": true, "server.quantization": true, "vllm.quantization": true,
 		"server.tensor_parallel_size": true, "server.pipeline_parallel_size": true, "server.data_parallel_size": true, "server.enable_expert_parallel": true}
 	var kv []string
 	for k, v := range r.Fingerprint {
-		if !shown[k] && !strings.HasPrefix(k, "env.") {
-			kv = append(kv, k+"="+v)
+		if !inRow[k] && !strings.HasPrefix(k, "env.") {
+			kv = append(kv, k+"="+shown(k, v))
 		}
 	}
 	sort.Strings(kv)
@@ -352,7 +371,7 @@ func errorTypes(r *result.Result) string {
 		p := fmt.Sprintf("%s × %d", k, sum[k])
 		for _, t := range r.Trials {
 			if sample := t.ErrorSamples[k]; sample != "" {
-				p += ": " + Truncate(sample, 120)
+				p += ": " + Truncate(redact.Text(sample), 120)
 				break
 			}
 		}

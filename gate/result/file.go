@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -155,20 +154,6 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-// RedactURL removes user info and query strings (which may hold keys) from
-// a URL before it is recorded. Unparseable input is replaced entirely.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		u.RawQuery = "redacted"
-	}
-	return strings.TrimSuffix(u.String(), "?")
 }
 
 // FileName is the conventional file name for a cell's result: the cell

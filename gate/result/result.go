@@ -96,7 +96,7 @@ type Workload struct {
 }
 
 // Server describes the server under test. URL never carries credentials:
-// writers strip user info (see RedactURL).
+// writers strip user info (see gate/redact.URL).
 type Server struct {
 	URL     string   `json:"url"`
 	Model   string   `json:"model"`

@@ -91,22 +91,6 @@ func TestMarshalRefusesNaN(t *testing.T) {
 	}
 }
 
-func TestRedactURL(t *testing.T) {
-	cases := map[string]string{
-		"http://user:secret@127.0.0.1:8000/v1": "http://127.0.0.1:8000/v1",
-		"http://127.0.0.1:8000/?key=abc":       "http://127.0.0.1:8000/?redacted",
-		"http://127.0.0.1:8000":                "http://127.0.0.1:8000",
-	}
-	for in, want := range cases {
-		if got := RedactURL(in); got != want {
-			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
-		}
-		if strings.Contains(RedactURL(in), "secret") || strings.Contains(RedactURL(in), "abc") {
-			t.Errorf("secret survived in %q", RedactURL(in))
-		}
-	}
-}
-
 func TestSamplesSkipsInvalidTrials(t *testing.T) {
 	r := sample()
 	r.Trials = append(r.Trials, Trial{Index: 1, Valid: false, Values: map[string]float64{"ttft_ms.p99": 99}})

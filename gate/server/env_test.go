@@ -1,6 +1,8 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +38,9 @@ func TestCICredential(t *testing.T) {
 
 // TestServerEnvWithholdsCICredentials: a launched server that prints its
 // environment shows none of the CI credentials perfgate inherited, and
-// keeps everything else; server.env can still set one explicitly.
+// keeps everything else; server.env can still set one explicitly. The
+// server's own output is read from server.log: the tail perfgate records
+// is scrubbed of every secret value it knows (TestLogTailScrubsTheEnvironment).
 func TestServerEnvWithholdsCICredentials(t *testing.T) {
 	t.Parallel()
 	cfg := helperConfig(t, "env")
@@ -45,19 +49,24 @@ func TestServerEnvWithholdsCICredentials(t *testing.T) {
 		"ACTIONS_RUNTIME_TOKEN=runtimetokenvalue", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=oidctokenvalue",
 		"HF_TOKEN=hf_servers_own", "GITHUB_SHA=abc123")
 	cfg.Env["GH_TOKEN"] = "explicit-choice"
+	cfg.Log = filepath.Join(t.TempDir(), "server.log")
 	p := start(t, cfg)
 	select {
 	case <-p.Done():
 	case <-time.After(20 * time.Second):
 		t.Fatal("the env helper did not exit")
 	}
-	tail := p.Tail(1000)
+	data, err := os.ReadFile(cfg.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := string(data)
 	for _, secret := range []string{"ghs_pullrequestwritetoken", "ghp_othertoken", "runtimetokenvalue", "oidctokenvalue"} {
 		if strings.Contains(tail, secret) {
 			t.Errorf("the server inherited %s:\n%s", secret, tail)
 		}
 	}
-	for _, kept := range []string{"HF_TOKEN=hf_servers_own", "GITHUB_SHA=abc123", "GH_TOKEN=", "PATH="} {
+	for _, kept := range []string{"HF_TOKEN=hf_servers_own", "GITHUB_SHA=abc123", "GH_TOKEN=explicit-choice", "PATH="} {
 		if !strings.Contains(tail, kept) {
 			t.Errorf("the server lacks %s:\n%s", kept, tail)
 		}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
 )
 
@@ -122,7 +123,7 @@ func Start(cfg Config) (*Process, error) {
 	cmd.Env = serverEnv(cfg.BaseEnv, cfg.Env)
 	cmd.Dir = cfg.Workdir
 	cmd.SysProcAttr = sysProcAttr()
-	log := newLogBuffer(w, tailBytes, secrets(cfg))
+	log := newLogBuffer(w, tailBytes, scrubberFor(cfg))
 	cmd.Stdout = log
 	cmd.Stderr = log
 	grace := cfg.StopGrace
@@ -143,7 +144,7 @@ func Start(cfg Config) (*Process, error) {
 		if file != nil {
 			file.Close()
 		}
-		return nil, fmt.Errorf("server.command %s: %w", fingerprint.JoinArgv(fingerprint.RedactArgv(cfg.Command[:1])), err)
+		return nil, fmt.Errorf("server.command %s: %w", fingerprint.JoinArgv(redact.Argv(cfg.Command[:1])), err)
 	}
 	p.pgid = cmd.Process.Pid
 	return p, nil
@@ -176,41 +177,6 @@ func mergeEnv(base []string, overrides map[string]string) []string {
 	return out
 }
 
-// secrets lists values that must not appear in a log tail: secret-looking
-// server.env values and the values of secret-looking flags.
-func secrets(cfg Config) []string {
-	var out []string
-	if len(cfg.APIKey) >= 4 {
-		out = append(out, cfg.APIKey)
-	}
-	for k, v := range cfg.Env {
-		if fingerprint.Secret(k) && len(v) >= 4 {
-			out = append(out, v)
-		}
-	}
-	red := fingerprint.RedactArgv(cfg.Command)
-	for i, a := range cfg.Command {
-		if red[i] != a {
-			if _, v, ok := cutEq(a); ok {
-				a = v
-			}
-			if len(a) >= 4 {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}
-
-func cutEq(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '=' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
-}
-
 // Pid is the server's process id, also its process group id.
 func (p *Process) Pid() int { return p.pgid }
 
@@ -227,8 +193,8 @@ func (p *Process) Err() error {
 	}
 }
 
-// Tail returns the last n lines of the server's output, with secrets
-// from server.env and the command line redacted.
+// Tail returns the last n lines of the server's output with every known
+// secret scrubbed (see scrubberFor).
 func (p *Process) Tail(n int) string { return p.log.Tail(n) }
 
 // Stop ends the server: SIGTERM to the whole process group, SIGKILL after

@@ -51,20 +51,12 @@ func ParseEnv(entries []string) (map[string]string, error) {
 	for i, e := range entries {
 		name, value, ok := strings.Cut(e, "=")
 		if !ok || name == "" {
-			return nil, fmt.Errorf("server.env entry %d (%q): want NAME=value", i+1, redactEntry(e))
+			// The entry is not shown: a malformed one may be a bare secret.
+			return nil, fmt.Errorf("server.env entry %d: want NAME=value", i+1)
 		}
 		env[name] = value
 	}
 	return env, nil
-}
-
-// redactEntry hides everything after the first 3 characters of a malformed
-// entry, which might be a bare secret.
-func redactEntry(e string) string {
-	if len(e) <= 3 {
-		return e
-	}
-	return e[:3] + "..."
 }
 
 // DefaultWatchInterval and DefaultWatchFailures are what a run uses for

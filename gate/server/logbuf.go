@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // logBuffer receives the server's stdout and stderr: it copies every byte
@@ -20,11 +22,25 @@ type logBuffer struct {
 	partial []byte // the current, unterminated line (for address discovery)
 	addr    chan string
 	found   bool
-	secrets []string
+	scrub   *redact.Scrubber
 }
 
-func newLogBuffer(file io.Writer, max int, secrets []string) *logBuffer {
-	return &logBuffer{file: file, max: max, addr: make(chan string, 1), secrets: secrets}
+func newLogBuffer(file io.Writer, max int, scrub *redact.Scrubber) *logBuffer {
+	return &logBuffer{file: file, max: max, addr: make(chan string, 1), scrub: scrub}
+}
+
+// scrubberFor knows the secrets a server launched with cfg may print: the
+// values of secret variables in its whole environment (BaseEnv holds
+// perfgate's own, GITHUB_TOKEN and ACTIONS_RUNTIME_TOKEN in CI, whether or
+// not they are passed on) and in server.env, and the values of secret
+// flags on its command line, and the API key of the probes. The tail is what results and stderr record,
+// so a server that logs its environment or arguments leaks none of them.
+func scrubberFor(cfg Config) *redact.Scrubber {
+	env := append([]string(nil), cfg.BaseEnv...)
+	for k, v := range cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	return redact.ForProcess(env, cfg.Command).With(cfg.APIKey)
 }
 
 func (b *logBuffer) Write(p []byte) (int, error) {
@@ -63,6 +79,9 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 }
 
 // Tail returns the last n lines of the log with known secrets replaced.
+// Scrubbing happens here, on the way out, and not in Write: the log file
+// is the operator's own copy (server.log), and a secret split between two
+// writes is whole again in the tail.
 func (b *logBuffer) Tail(n int) string {
 	b.mu.Lock()
 	t := b.tail
@@ -76,13 +95,7 @@ func (b *logBuffer) Tail(n int) string {
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	s = strings.Join(lines, "\n")
-	for _, secret := range b.secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, "(redacted)")
-		}
-	}
-	return s
+	return b.scrub.String(strings.Join(lines, "\n"))
 }
 
 func (b *logBuffer) err() error {

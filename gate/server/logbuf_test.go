@@ -2,8 +2,12 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 func TestAnnouncedURL(t *testing.T) {
@@ -26,7 +30,7 @@ func TestAnnouncedURL(t *testing.T) {
 
 func TestLogBuffer(t *testing.T) {
 	var file bytes.Buffer
-	b := newLogBuffer(&file, 64, []string{"sk-secret"})
+	b := newLogBuffer(&file, 64, redact.NewScrubber("sk-secret"))
 	b.Write([]byte("loading\nkey sk-secret in use\nUvicorn running on http://0.0.0.0:"))
 	select {
 	case u := <-b.addr:
@@ -47,9 +51,55 @@ func TestLogBuffer(t *testing.T) {
 	if !strings.Contains(file.String(), "sk-secret") || !strings.HasPrefix(file.String(), "loading\n") {
 		t.Errorf("the log file lost bytes: %q", file.String()[:40])
 	}
-	b2 := newLogBuffer(nil, 1024, []string{"sk-secret"})
-	b2.Write([]byte("key sk-secret in use\n"))
-	if got := b2.Tail(5); got != "key (redacted) in use" {
+	b2 := newLogBuffer(nil, 1024, redact.NewScrubber("sk-secret"))
+	b2.Write([]byte("key sk-sec"))
+	b2.Write([]byte("ret in use\n"))
+	if got := b2.Tail(5); got != "key "+redact.Placeholder+" in use" {
 		t.Errorf("Tail did not redact: %q", got)
+	}
+}
+
+// TestLogTailScrubsTheEnvironment: a server that prints its environment
+// and arguments (vLLM logs its args at start) leaks none of the secrets
+// perfgate knows, from its own environment (GITHUB_TOKEN in CI: withheld
+// from the server, but a server may find it elsewhere, say in
+// /proc/<ppid>/environ), server.env or the command line, into the tail that
+// results and stderr record, while settings that only look like secrets
+// stay readable.
+func TestLogTailScrubsTheEnvironment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	const (
+		ghToken = "plain-gh-token-value" // no token shape: only the Scrubber knows it
+		runtime = "runtime-token-value"
+		hfToken = "hf-token-from-server-env"
+		auth    = "hunter2-auth"
+	)
+	p, err := Start(Config{
+		Command: []string{"sh", "-c", `env; echo "args: $*"; echo "found plain-gh-token-value"; exit 3`, "sh", "--time-to-first-token", "50ms", "--auth", auth},
+		BaseEnv: []string{"PATH=/usr/bin:/bin", "GITHUB_TOKEN=" + ghToken, "ACTIONS_RUNTIME_TOKEN=" + runtime, "VLLM_SLEEP=50ms"},
+		Env:     map[string]string{"HF_TOKEN": hfToken},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	err = p.Wait(context.Background())
+	var exit *ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("Wait = %v, want an ExitError", err)
+	}
+	for _, tail := range []string{exit.Tail, p.Tail(100)} {
+		for _, secret := range []string{ghToken, runtime, hfToken, auth} {
+			if strings.Contains(tail, secret) {
+				t.Errorf("%s in the tail:\n%s", secret, tail)
+			}
+		}
+		for _, keep := range []string{"--time-to-first-token 50ms", "VLLM_SLEEP=50ms", "HF_TOKEN=" + redact.Placeholder, "found " + redact.Placeholder} {
+			if !strings.Contains(tail, keep) {
+				t.Errorf("%q missing from the tail:\n%s", keep, tail)
+			}
+		}
 	}
 }

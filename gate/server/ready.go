@@ -90,7 +90,7 @@ func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.D
 	}
 	left := timeout - time.Since(start)
 	info, err := ready.Wait(ctx, ready.Options{
-		URL: p.url, Client: client, APIKey: p.apiKey, Timeout: max(left, time.Millisecond),
+		URL: p.url, Client: client, APIKey: p.apiKey, Scrubber: p.log.scrub, Timeout: max(left, time.Millisecond),
 		Interval: pollInterval, Died: p.done, Hints: p.hints,
 	})
 	if err != nil {

@@ -7,13 +7,14 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	// The offline_* metric ids a kind: command workload gates are
+	// one valid wherever workloads are parsed, not only in the binary.
+	// registered by vllmbench; importing it here makes a gate rule naming
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/perfgate/perfgate/gate/metrics"
-	// The offline_* metric ids a kind: command workload gates are
-	// registered by vllmbench; importing it here makes a gate rule naming
-	// one valid wherever workloads are parsed, not only in the binary.
+	"github.com/perfgate/perfgate/gate/redact"
 	_ "github.com/perfgate/perfgate/gate/vllmbench"
 )
 
@@ -187,26 +188,13 @@ func (d *decoder) commandEnv(n *yaml.Node, c *Command) {
 			d.errorf(k.Line, "command.env: %q is not a variable name", name)
 		case dup:
 			d.errorf(k.Line, "command.env: duplicate key %q (first at line %d)", name, prev)
-		case secretName(name):
+		case redact.Name(name):
 			d.errorf(k.Line, "command.env: %s looks like a secret; workload files are committed and stored in results, so let the command inherit it from the environment instead", name)
 		default:
 			seen[name] = k.Line
 			c.Env[name] = d.text(v, "command.env."+name)
 		}
 	}
-}
-
-// secretName reports variable names that hold credentials by convention
-// (a word ending in TOKEN, KEY, SECRET, PASSWORD or CREDENTIAL(S)).
-func secretName(name string) bool {
-	for _, w := range strings.Split(strings.ToUpper(name), "_") {
-		for _, s := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"} {
-			if strings.HasSuffix(w, s) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // commandHashVersion starts the canonical encoding of a command cell. It

@@ -1,6 +1,6 @@
 // Package fakegithub is an in-memory stand-in for the part of the GitHub
 // REST API that perfgate uses: listing, creating and editing issue
-// comments. Tests of gate/github and the act self-test (.ci/act-selftest.sh,
+// comments, and asking who the token belongs to. Tests of gate/github and the act self-test (.ci/act-selftest.sh,
 // through cmd/fakegithub) point GITHUB_API_URL at it.
 //
 // It is written against net/http only, sharing no code with go-github, so a
@@ -47,6 +47,11 @@ type Server struct {
 	Token string
 	// Owner and Repo name the only repository that exists.
 	Owner, Repo string
+	// Login is the account Token belongs to (a personal access token).
+	// Empty: Token is the workflow's GITHUB_TOKEN, an app installation
+	// token, for which GET /user answers 403 and which writes comments as
+	// github-actions[bot]. Comments may be edited only by their author.
+	Login string
 
 	mu       sync.Mutex
 	nextID   int64
@@ -138,6 +143,14 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "Bad credentials")
 		return
 	}
+	if path == "/user" && r.Method == http.MethodGet {
+		if s.Login == "" {
+			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+			return
+		}
+		writeJSON(w, http.StatusOK, s.user(s.Login))
+		return
+	}
 	if m := listRe.FindStringSubmatch(path); m != nil {
 		if m[1] != s.Owner || m[2] != s.Repo {
 			writeError(w, http.StatusNotFound, "Not Found")
@@ -189,16 +202,34 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, issue int) {
 }
 
 func (s *Server) render(c Comment) map[string]any {
-	typ := "User"
-	if strings.HasSuffix(c.Author, "[bot]") {
-		typ = "Bot"
-	}
 	return map[string]any{
 		"id":       c.ID,
 		"body":     c.Body,
 		"html_url": fmt.Sprintf("https://github.example/%s/%s/pull/%d#issuecomment-%d", s.Owner, s.Repo, c.Issue, c.ID),
-		"user":     map[string]any{"login": c.Author, "type": typ},
+		"user":     s.user(c.Author),
 	}
+}
+
+// user renders an account. Ids are derived from the login, so the same
+// account has the same id in every listing, as on GitHub.
+func (s *Server) user(login string) map[string]any {
+	typ := "User"
+	if strings.HasSuffix(login, "[bot]") {
+		typ = "Bot"
+	}
+	var id int64 = 7
+	for _, c := range login {
+		id = id*31 + int64(c)
+	}
+	return map[string]any{"login": login, "id": id & (1<<40 - 1), "type": typ}
+}
+
+// self is the author of the comments Token writes.
+func (s *Server) self() string {
+	if s.Login == "" {
+		return "github-actions[bot]"
+	}
+	return s.Login
 }
 
 func (s *Server) create(w http.ResponseWriter, issue int, body []byte) {
@@ -209,7 +240,7 @@ func (s *Server) create(w http.ResponseWriter, issue int, body []byte) {
 		writeError(w, http.StatusUnprocessableEntity, "body is required")
 		return
 	}
-	id := s.AddComment(issue, "github-actions[bot]", *in.Body)
+	id := s.AddComment(issue, s.self(), *in.Body)
 	for _, c := range s.Comments(issue) {
 		if c.ID == id {
 			writeJSON(w, http.StatusCreated, s.render(c))
@@ -229,9 +260,16 @@ func (s *Server) edit(w http.ResponseWriter, id int64, body []byte) {
 	var found *Comment
 	for _, c := range s.comments {
 		if c.ID == id {
-			c.Body = *in.Body
 			found = c
 		}
+	}
+	if found != nil && found.Author != s.self() {
+		s.mu.Unlock()
+		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
+	if found != nil {
+		found.Body = *in.Body
 	}
 	var out Comment
 	if found != nil {

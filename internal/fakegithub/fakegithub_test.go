@@ -60,6 +60,44 @@ func TestFakeCommentsAPI(t *testing.T) {
 	}
 }
 
+// TestFakeIdentity: a personal token is someone (GET /user), the
+// workflow's app token is not allowed to ask, and either may edit only the
+// comments it wrote.
+func TestFakeIdentity(t *testing.T) {
+	for _, login := range []string{"", "alice"} {
+		fake := &Server{Token: "tok", Owner: "o", Repo: "r", Login: login}
+		srv := httptest.NewServer(fake)
+		human := fake.AddComment(1, "carol", "hi")
+		do := func(method, path, body string) (int, string) {
+			req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer tok")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b)
+		}
+		code, body := do("GET", "/user", "")
+		switch {
+		case login == "" && code != 403:
+			t.Errorf("app token: GET /user = %d", code)
+		case login != "" && (code != 200 || !strings.Contains(body, `"login":"alice"`) || !strings.Contains(body, `"type":"User"`)):
+			t.Errorf("PAT: GET /user = %d %s", code, body)
+		}
+		_, body = do("POST", "/repos/o/r/issues/1/comments", `{"body":"x"}`)
+		want := map[string]string{"": "github-actions[bot]", "alice": "alice"}[login]
+		if !strings.Contains(body, `"login":"`+want+`"`) {
+			t.Errorf("token of %q created %s", login, body)
+		}
+		if code, _ := do("PATCH", "/repos/o/r/issues/comments/"+itoa(human), `{"body":"edited"}`); code != 403 || fake.Comments(1)[0].Body != "hi" {
+			t.Errorf("token of %q edited carol's comment: %d", login, code)
+		}
+		srv.Close()
+	}
+}
+
 func TestWriteSummaryEnv(t *testing.T) {
 	fake := &Server{Token: "tok", Owner: "o", Repo: "r"}
 	fake.AddComment(1, "a", "hello <!-- m -->")

@@ -28,6 +28,9 @@ var (
 func Summarize(s *Server) Summary {
 	var sum Summary
 	for _, r := range s.Requests() {
+		if r.Path == "/user" {
+			continue // who the token is: not a comment request
+		}
 		if r.Status == http.StatusUnauthorized {
 			sum.Unauthorized++
 			continue

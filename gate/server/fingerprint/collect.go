@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Keys written by Collect. Environment variables are "env.<NAME>".
@@ -41,9 +43,6 @@ const (
 // EnvPrefixes are the environment variable prefixes recorded as env.<NAME>:
 // communication (NCCL), engine (VLLM), CUDA and PyTorch settings.
 var EnvPrefixes = []string{"NCCL_", "VLLM_", "CUDA_", "TORCH_", "PYTORCH_"}
-
-// Redacted replaces values that may be credentials.
-const Redacted = "(redacted)"
 
 // Runner runs a program and returns its standard output. It returns an
 // error wrapping exec.ErrNotFound when the program is not installed.
@@ -96,7 +95,7 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 	env := environ(o.Environ, o.ServerEnv)
 	for name, v := range env {
 		if recorded(name) {
-			fp["env."+name] = redactEnv(name, v)
+			fp["env."+name] = redact.EnvValue(name, v)
 		}
 	}
 	if _, ok := fp[CUDAVersion]; !ok {
@@ -105,7 +104,7 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 	set(VLLMVersion, o.ServerVersion)
 	set(ServerModel, o.Model)
 	if len(o.ServerArgv) > 0 {
-		set(ServerArgv, JoinArgv(RedactArgv(o.ServerArgv)))
+		set(ServerArgv, JoinArgv(redact.Argv(o.ServerArgv)))
 	}
 	if data, err := o.ReadFile("/proc/cpuinfo"); err == nil {
 		set(CPUModel, cpuModel(data))
@@ -210,58 +209,6 @@ func recorded(name string) bool {
 		}
 	}
 	return false
-}
-
-// Secret reports whether a variable or flag name looks like it holds a
-// credential (VLLM_API_KEY, --hf-token, NCCL_IB_PASSWORD, APIKEY). Names are
-// split into words at '-', '_' and '.', and a word ending in TOKEN, KEY,
-// SECRET, PASSWORD, PASSWD or CREDENTIAL(S) marks a secret. Plain substring
-// matching would also hide --max-num-batched-tokens, a tuning knob the
-// fingerprint exists to show.
-func Secret(name string) bool {
-	words := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool {
-		return r == '-' || r == '_' || r == '.'
-	})
-	for _, w := range words {
-		for _, s := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"} {
-			if strings.HasSuffix(w, s) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func redactEnv(name, v string) string {
-	if Secret(name) && v != "" {
-		return Redacted
-	}
-	return v
-}
-
-// RedactArgv returns a copy of argv with the values of secret-looking
-// flags replaced: "--api-key X" and "--api-key=X" both become
-// "--api-key (redacted)" / "--api-key=(redacted)".
-func RedactArgv(argv []string) []string {
-	out := make([]string, len(argv))
-	copy(out, argv)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, _, hasValue := strings.Cut(a, "=")
-		if !Secret(name) {
-			continue
-		}
-		if hasValue {
-			out[i] = name + "=" + Redacted
-		} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
-			out[i+1] = Redacted
-			i++
-		}
-	}
-	return out
 }
 
 // JoinArgv joins argv for display, quoting arguments a shell would split.

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // fakeSMI installs an nvidia-smi shell script on PATH that prints the query
@@ -45,7 +47,7 @@ func TestCollectWithFakeNvidiaSMI(t *testing.T) {
 		Environ:       func() []string { return env },
 		ServerEnv:     map[string]string{"NCCL_IB_HCA": "mlx5_0", "VLLM_ATTENTION_BACKEND": "FLASHINFER"},
 		ReadFile:      fakeProc,
-		ServerArgv:    []string{"vllm", "serve", "Qwen/Qwen3-8B", "--api-key", "sk-1", "--hf-token=hf_x", "--tensor-parallel-size", "2"},
+		ServerArgv:    []string{"vllm", "serve", "Qwen/Qwen3-8B", "--api-key", "sk-1", "--hf-token=hf_x", "--tensor-parallel-size", "2", "--max-num-batched-tokens", "8192"},
 		ServerVersion: "0.11.0",
 		Model:         "Qwen/Qwen3-8B",
 	})
@@ -56,9 +58,9 @@ func TestCollectWithFakeNvidiaSMI(t *testing.T) {
 		GPUName: "NVIDIA H100 80GB HBM3", GPUCount: "2", GPUDriver: "550.54.15", GPUMemoryMiB: "81559",
 		GPUMaxSMClock: "1980", GPUPowerLimit: "700.00", CUDAVersion: "12.4", VLLMVersion: "0.11.0",
 		ServerModel: "Qwen/Qwen3-8B",
-		ServerArgv:  "vllm serve Qwen/Qwen3-8B --api-key '(redacted)' '--hf-token=(redacted)' --tensor-parallel-size 2",
+		ServerArgv:  "vllm serve Qwen/Qwen3-8B --api-key '[redacted]' '--hf-token=[redacted]' --tensor-parallel-size 2 --max-num-batched-tokens 8192",
 		CPUModel:    "AMD EPYC 9654 96-Core Processor", Kernel: "6.8.0-45-generic",
-		"env.NCCL_P2P_DISABLE": "1", "env.VLLM_API_KEY": Redacted, "env.CUDA_VISIBLE_DEVICES": "0,1",
+		"env.NCCL_P2P_DISABLE": "1", "env.VLLM_API_KEY": redact.Placeholder, "env.CUDA_VISIBLE_DEVICES": "0,1",
 		"env.TORCH_CUDA_ARCH_LIST": "9.0", "env.PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True",
 		"env.NCCL_IB_HCA": "mlx5_0", "env.VLLM_MAX_NUM_BATCHED_TOKENS": "8192", "env.VLLM_ATTENTION_BACKEND": "FLASHINFER",
 	}
@@ -120,20 +122,24 @@ func TestCollectWithoutNvidiaSMI(t *testing.T) {
 
 var errNotFoundForTest = errors.New("not found")
 
-func TestRedactArgvAndJoin(t *testing.T) {
+// TestJoinRedactedArgv pins what the fingerprint's server.argv looks like
+// (the secret rule itself is gate/redact's, tested there).
+func TestJoinRedactedArgv(t *testing.T) {
 	tests := []struct {
 		in   []string
 		want string
 	}{
-		{[]string{"serve", "--api-key", "abc", "--port", "8000"}, "serve --api-key '(redacted)' --port 8000"},
+		{[]string{"serve", "--api-key", "abc", "--port", "8000"}, "serve --api-key '[redacted]' --port 8000"},
 		{[]string{"serve", "--port", "8000", "--api-key"}, "serve --port 8000 --api-key"},
 		{[]string{"serve", "--max-num-batched-tokens", "8192", "--kv-cache-dtype", "fp8"}, "serve --max-num-batched-tokens 8192 --kv-cache-dtype fp8"},
-		{[]string{"serve", "--hf_token=abc", "--APIKEY", "x"}, "serve '--hf_token=(redacted)' --APIKEY '(redacted)'"},
+		{[]string{"serve", "--hf_token=abc", "--APIKEY", "x"}, "serve '--hf_token=[redacted]' --APIKEY '[redacted]'"},
 		{[]string{"sh", "-c", "echo 'hi there'"}, `sh -c 'echo '\''hi there'\'''`},
+		{[]string{"perfgate", "sim", "--time-to-first-token", "50ms", "--inter-token-latency", "10ms"}, "perfgate sim --time-to-first-token 50ms --inter-token-latency 10ms"},
+		{[]string{"serve", "--auth", "alice", "--url", "http://u:pw@h:1"}, "serve --auth '[redacted]' --url 'http://[redacted]@h:1'"},
 	}
 	for _, tt := range tests {
-		if got := JoinArgv(RedactArgv(tt.in)); got != tt.want {
-			t.Errorf("JoinArgv(RedactArgv(%q)) = %s, want %s", tt.in, got, tt.want)
+		if got := JoinArgv(redact.Argv(tt.in)); got != tt.want {
+			t.Errorf("JoinArgv(redact.Argv(%q)) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -259,11 +260,11 @@ func (h *Hook) scrape(ctx context.Context) (Snapshot, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("GET %s: %w", result.RedactURL(url), err)
+		return Snapshot{}, fmt.Errorf("GET %s: %w", redact.URL(url), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return Snapshot{}, fmt.Errorf("GET %s: %s", result.RedactURL(url), resp.Status)
+		return Snapshot{}, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
 	}
 	return Parse(io.LimitReader(resp.Body, 64<<20))
 }

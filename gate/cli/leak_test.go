@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// TestLaunchedServerLeaksNoSecret (issue 14, defects 7 and 8): a launched
+// server that logs its environment and arguments, then crashes, gets its
+// log tail into the result file and onto stderr. None of the secrets
+// perfgate knows may be there (its own GITHUB_TOKEN and
+// ACTIONS_RUNTIME_TOKEN, a server.env HF_TOKEN, a --auth value), while the
+// settings that only look like secrets (--time-to-first-token 50ms) stay
+// readable in the startup line, the fingerprint and the tail.
+func TestLaunchedServerLeaksNoSecret(t *testing.T) {
+	serverCmd := runServerCmd(t) + " --time-to-first-token 50ms --auth hunter2-auth-value"
+	const (
+		ghToken = "ghs_16C7e42F292c6912E7710c838347Ae178B4a"
+		runtime = "actions-runtime-value"
+		hfToken = "hf-token-passed-on"
+	)
+	t.Setenv("GITHUB_TOKEN", ghToken)
+	t.Setenv("ACTIONS_RUNTIME_TOKEN", runtime)
+	dir := t.TempDir()
+	code, out, errs := runMain(context.Background(), append(runLax,
+		"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--trials", "3", "--grace", "2s",
+		"--server-cmd", serverCmd, "--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", "CLI_TEST_SIM_DIE_AFTER=25",
+		"--server-env", "CLI_TEST_SIM_PRINT_ENV=1", "--server-env", "HF_TOKEN="+hfToken)...)
+	if code != ExitRunFailed {
+		t.Fatalf("exit %v, want 3 (the server crashed)\nstderr:\n%s", code, errs)
+	}
+	r, err := result.Read(filepath.Join(dir, "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Server.LogTail, "simulated engine crash") {
+		t.Fatalf("log tail %q lacks the crash", r.Server.LogTail)
+	}
+	recorded := out + errs
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err == nil {
+			recorded += string(data)
+		}
+	}
+	for _, secret := range []string{ghToken, runtime, hfToken, "hunter2-auth-value"} {
+		if strings.Contains(recorded, secret) {
+			t.Errorf("%s was recorded (stdout, stderr or %s)", secret, dir)
+		}
+	}
+	if !strings.Contains(errs, "starting the server: ") || !strings.Contains(errs, "--time-to-first-token 50ms --auth '[redacted]'") {
+		t.Errorf("startup line hides the wrong things:\n%s", errs)
+	}
+	if !strings.Contains(r.Fingerprint["server.argv"], "--time-to-first-token 50ms") {
+		t.Errorf("fingerprint server.argv %q lost the latency setting", r.Fingerprint["server.argv"])
+	}
+}
+
+// TestConfigShowsLookAlikes (issue 14, defect 8): `perfgate config` hides
+// the secrets of the server's command line and environment, and shows the
+// settings whose names only contain "token", which it once hid.
+func TestConfigShowsLookAlikes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "perfgate.yaml")
+	yaml := "server:\n  command: [vllm, serve, m, --max-num-batched-tokens, \"8192\", --api-key, sk-live-1234, -k, sk-proj-Abc123Def456Ghi789Jkl0]\n" +
+		"  env: [VLLM_EXTRA=--api-key hunter22, VLLM_MAX_NUM_BATCHED_TOKENS=8192]\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"server.command": "vllm\nserve\nm\n--max-num-batched-tokens\n8192\n--api-key\n[redacted]\n-k\n[redacted]\n",
+		"server.env":     "VLLM_EXTRA=--api-key [redacted]\nVLLM_MAX_NUM_BATCHED_TOKENS=8192\n",
+	} {
+		var out, errs bytes.Buffer
+		code := Main(context.Background(), []string{"config", "--config", file, "--get", key}, Streams{Out: &out, Err: &errs})
+		if code != ExitPass || out.String() != want {
+			t.Errorf("config --get %s: exit %v\n got %q\nwant %q\nstderr %s", key, code, out.String(), want, errs.String())
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package redact
+
+import (
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// MinScrubLen is the shortest known value a Scrubber searches for. A
+// shorter one ("1", "true", "50ms") would blank unrelated words all over a
+// log; it is still hidden where a name marks it (Argv, Env).
+const MinScrubLen = 6
+
+// Scrubber removes known secret values from free text: a server's log
+// tail, an error body, an error message, stderr. It also applies Text, so
+// credential-shaped values it was not told about are hidden too. A
+// Scrubber is immutable and safe for concurrent use; the nil Scrubber
+// knows no values and applies Text only.
+type Scrubber struct {
+	values []string // longest first, so a value containing another goes first
+}
+
+// NewScrubber returns a Scrubber for values; values shorter than
+// MinScrubLen are ignored.
+func NewScrubber(values ...string) *Scrubber {
+	return (*Scrubber)(nil).With(values...)
+}
+
+// ForProcess returns a Scrubber for the secrets of a process environment
+// ("NAME=value" entries, as os.Environ returns them: GITHUB_TOKEN,
+// ACTIONS_RUNTIME_TOKEN, HF_TOKEN, PERFGATE_API_KEY, …) and of a command
+// line (the values Argv hides).
+func ForProcess(environ, argv []string) *Scrubber {
+	return NewScrubber(append(EnvSecrets(environ), ArgvSecrets(argv)...)...)
+}
+
+// With returns a Scrubber that also removes values.
+func (s *Scrubber) With(values ...string) *Scrubber {
+	seen := map[string]bool{}
+	var out []string
+	add := func(v string) {
+		if len(v) >= MinScrubLen && v != Placeholder && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	if s != nil {
+		for _, v := range s.values {
+			add(v)
+		}
+	}
+	for _, v := range values {
+		add(v)
+		// The same secret as it appears in a URL or a form body.
+		add(url.QueryEscape(v))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return &Scrubber{values: out}
+}
+
+// Len is the number of values s searches for.
+func (s *Scrubber) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.values)
+}
+
+// String returns text with every known value and every credential-shaped
+// value replaced by Placeholder.
+func (s *Scrubber) String(text string) string {
+	if s != nil {
+		for _, v := range s.values {
+			if strings.Contains(text, v) {
+				text = strings.ReplaceAll(text, v, Placeholder)
+			}
+		}
+	}
+	return Text(text)
+}
+
+// Error returns err with a scrubbed message; errors.Is and errors.As still
+// see the original through Unwrap. A nil err stays nil.
+func (s *Scrubber) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := s.String(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return &scrubbedError{msg: msg, err: err}
+}
+
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+// Writer returns a writer that scrubs each write before passing it to w.
+// Each Write is scrubbed on its own: perfgate writes whole messages per
+// call (fmt.Fprintf), so a secret is never split between two writes.
+func (s *Scrubber) Writer(w io.Writer) io.Writer { return &scrubWriter{s: s, w: w} }
+
+type scrubWriter struct {
+	s *Scrubber
+	w io.Writer
+}
+
+// Unwrap returns the writer underneath, for callers that ask whether it
+// is a terminal.
+func (sw *scrubWriter) Unwrap() io.Writer { return sw.w }
+
+func (sw *scrubWriter) Write(p []byte) (int, error) {
+	in := string(p)
+	out := sw.s.String(in)
+	if out == in {
+		return sw.w.Write(p)
+	}
+	if _, err := io.WriteString(sw.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
