@@ -14,8 +14,9 @@ import (
 
 // baselineScreen prepares runs for promotion: it attaches the gate rules
 // in force for each cell (perfgate.yaml's policy with the workload's gate
-// list), refuses runs whose gated metrics are far noisier than the cell's
-// history (or, with --accept-noisy, records the warning with them), and
+// list), refuses runs whose gated metrics are far noisier than the
+// profile's calibration or the cell's history (or, with --accept-noisy,
+// records the warning with them), and
 // warns about cells with fewer trials than a baseline should have.
 func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) error {
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
@@ -34,6 +35,14 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 	for _, c := range cells {
 		byName[c.Name] = c
 	}
+	current := map[string]string{}
+	for _, run := range runs {
+		current[run.Result.Workload.Cell] = run.Result.Workload.Hash
+	}
+	calib, _, _, err := store.CalibrationPriors(o.profile, current)
+	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
 	var refused []error
 	for i := range runs {
 		r := runs[i].Result
@@ -48,7 +57,7 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 				gated = append(gated, id)
 			}
 		}
-		for _, n := range history.CheckNoise(r, byName[r.Workload.Cell], nil, metricOrder(setOf(gated)), policy) {
+		for _, n := range history.CheckNoise(r, byName[r.Workload.Cell], calib[r.Workload.Cell], metricOrder(setOf(gated)), policy) {
 			if !o.acceptNoisy {
 				refused = append(refused, fmt.Errorf("%s: %s", runs[i].Source, n))
 				continue

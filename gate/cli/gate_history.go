@@ -29,8 +29,9 @@ type gateHistory struct {
 // gateHistoryBefore prepares a gate run from the history: it refuses a
 // baseline re-recorded inside the pull request (unless allowed), picks
 // each cell's baseline (the merge base's history entry when there is one,
-// else the newest), sets the trusted rules and the history-learned noise
-// on the policy, and notes baselines noisier than usual. It returns the
+// else the newest), sets the trusted rules and the noise known from
+// calibration and history (pooled, see history.Combine) on the policy, and
+// notes baselines noisier than usual. It returns the
 // baselines to judge against.
 func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p *verdict.Policy, baselines []*result.Result) (*gateHistory, []*result.Result, error) {
 	g := &gateHistory{cells: map[string]*history.Cell{}, ref: history.Reference{Days: cfg.History.ReferenceDays, Runs: cfg.History.ReferenceRuns}}
@@ -48,8 +49,22 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 	for _, c := range cells {
 		g.cells[c.Name] = c
 	}
+	current := map[string]string{}
+	for _, b := range baselines {
+		current[b.Workload.Cell] = b.Workload.Hash
+	}
+	calib, stale, calibPath, err := store.CalibrationPriors(cfg.Profile, current)
+	if err != nil {
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
+	}
+	for _, cell := range stale {
+		g.warnings = append(g.warnings, fmt.Sprintf("the calibration in %s of %s is for another version of the workload: not used; run perfgate calibrate again", calibPath, cell))
+	}
 	p.Trusted = map[string][]verdict.Rule{}
 	p.Noise = verdict.Priors{}
+	for cell, m := range calib {
+		p.Noise[cell] = m
+	}
 	ancestor := gateAncestry(ctx, mergeBase)
 	chosen := map[string]string{} // cell -> how its baseline was chosen
 	var judged []*result.Result
@@ -83,11 +98,14 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		}
 		sort.Strings(gated)
 		if seg, ok := c.CurrentSegment(gated, at, history.DefaultDetector()); ok {
-			if pr := c.Priors(seg.From, seg.To); len(pr) > 0 {
-				p.Noise[name] = pr
+			for id, pr := range c.Priors(seg.From, seg.To) {
+				if p.Noise[name] == nil {
+					p.Noise[name] = map[string]verdict.Prior{}
+				}
+				p.Noise[name][id] = history.Combine(p.Noise[name][id], pr)
 			}
 		}
-		for _, n := range history.CheckNoise(b, c, nil, gated, *p) {
+		for _, n := range history.CheckNoise(b, c, calib[name], gated, *p) {
 			g.warnings = append(g.warnings, "the baseline is noisier than usual: "+n.String())
 		}
 	}

@@ -22,6 +22,9 @@ import (
 // on a free loopback port, announces it the way vLLM's Uvicorn does, and
 // runs until perfgate stops it.
 func TestMain(m *testing.M) {
+	if os.Getenv("CLI_TEST_PERFGATE_MAIN") == "1" {
+		os.Exit(perfgateTestMain()) // see calibrate_test.go
+	}
 	if os.Getenv("CLI_TEST_SERVE_SIM") == "1" {
 		os.Exit(gateServeSim())
 	}

@@ -95,3 +95,30 @@ func TestHistoryCommand(t *testing.T) {
 		t.Errorf("missing profile: exit %d %s", code, errs)
 	}
 }
+
+// A run whose TPOT spreads 10 % passes the assumed 5 % noise (3x is 15 %)
+// but is refused against a calibration that measured 1 %.
+func TestBaselineUpdateRefusesAgainstTheCalibration(t *testing.T) {
+	dir := t.TempDir()
+	store := baseline.Store{Root: filepath.Join(dir, "baselines")}
+	r := compareTestResult("a", 10, 1)
+	for i := range r.Trials {
+		r.Trials[i].Values["tpot_ms.p50"] *= math.Exp(0.10 * (-1.5 + 3*float64(i)/9))
+	}
+	from := writeResult(t, filepath.Join(dir, "out", "a.json"), r)
+	args := []string{"baseline", "update", "--from", from, "--profile", "p", "--baselines", store.Root}
+	if code, _, errs := runCLI(args...); code != ExitPass {
+		t.Fatalf("without calibration: exit %d %s", code, errs)
+	}
+	n := &baseline.Noise{Schema: baseline.NoiseSchema, Profile: "p", CreatedAt: time.Now().UTC(), Restarts: 3, TrialsPerRestart: 3,
+		Cells: map[string]baseline.NoiseCell{"a": {WorkloadHash: r.Workload.Hash, Metrics: map[string]baseline.NoiseMetric{
+			"tpot_ms.p50": {Scale: baseline.ScaleLog, WithinVar: 1e-4, WithinDF: 6, BetweenVar: 1e-4, BetweenDF: 2, RawBetweenVar: 1e-4, Sessions: 3, Trials: 9},
+		}}}}
+	if _, err := store.WriteNoise("p", n); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(args...)
+	if code != ExitInvalid || !strings.Contains(errs, "tpot_ms.p50 spread across trials") || !strings.Contains(errs, "(calibration)") {
+		t.Errorf("with a 1 %% calibration: exit %d, stderr %q", code, errs)
+	}
+}

@@ -144,13 +144,16 @@ func TestRunInterrupt(t *testing.T) {
 }
 
 func TestRunBadFlags(t *testing.T) {
+	// Every -o names a fresh directory: a case refused only after the
+	// output directory is readied must not leave files in the package.
+	x := filepath.Join(t.TempDir(), "x")
 	tests := [][]string{
-		{"--url", "http://127.0.0.1:1", "-o", "x"},
-		{"-w", runSmoke, "-o", "x"},
+		{"--url", "http://127.0.0.1:1", "-o", x},
+		{"-w", runSmoke, "-o", x},
 		{"-w", runSmoke, "--url", "http://127.0.0.1:1"},
-		{"-w", runSmoke, "--url", "ftp://x", "-o", "x"},
-		{"-w", runSmoke, "--url", "http://127.0.0.1:1", "-o", "x", "--shard", "3/2"},
-		{"-w", "does-not-exist.yaml", "--url", "http://127.0.0.1:1", "-o", "x"},
+		{"-w", runSmoke, "--url", "ftp://x", "-o", x},
+		{"-w", runSmoke, "--url", "http://127.0.0.1:1", "-o", x, "--shard", "3/2"},
+		{"-w", "does-not-exist.yaml", "--url", "http://127.0.0.1:1", "-o", x},
 	}
 	for _, args := range tests {
 		if code, _, errs := runMain(context.Background(), args...); code != ExitInvalid || errs == "" {

@@ -102,11 +102,20 @@ func newSimCmd(s *Streams) *cobra.Command {
 	dur("stall-for", "how long a stall sends nothing", func(c *sim.Config) *sim.Duration { return &c.Faults.StallFor })
 	dur("slow-start", "answer /health 503 for this long after start", func(c *sim.Config) *sim.Duration { return &c.Faults.SlowStart })
 	integer("exit-after", "exit the process (code 3) when request N+1 arrives, simulating a crash", func(c *sim.Config) *int { return &c.Faults.ExitAfterRequests })
+	num("session-cv-prefill", "CV of the per-start prefill cost factor, drawn at every start (overrides --session-cv)", func(c *sim.Config) *float64 { return &c.SessionCVPrefill })
+	num("session-cv-decode", "CV of the per-start decode cost factor, drawn at every start (overrides --session-cv)", func(c *sim.Config) *float64 { return &c.SessionCVDecode })
+	simBind(k, "session-seed", "seed of the per-start factors (0: a fresh seed at every start)", func(p *uint64, n, u string) { f.Uint64Var(p, n, 0, u) }, func(c *sim.Config) *uint64 { return &c.SessionSeed })
+	sessionCV := f.Float64("session-cv", 0, "CV of both per-start cost factors (prefill and decode), drawn at every start")
 
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cfg, err := sim.Preset(preset)
 		if err != nil {
 			return exitf(ExitInvalid, "--preset: %v", err)
+		}
+		// --session-cv sets both phases first, so a per-phase flag given
+		// beside it wins whatever the order on the command line.
+		if f.Changed("session-cv") {
+			cfg.SessionCVPrefill, cfg.SessionCVDecode = *sessionCV, *sessionCV
 		}
 		f.Visit(func(fl *pflag.Flag) {
 			if apply, ok := k.applies[fl.Name]; ok {
@@ -133,6 +142,10 @@ func simServe(ctx context.Context, s *Streams, addr string, cfg sim.Config) erro
 	}
 	fmt.Fprintf(s.Out, "http://%s\n", ln.Addr())
 	fmt.Fprintf(s.Err, "perfgate sim: serving model %q on http://%s\n", cfg.Model, ln.Addr())
+	if cfg.SessionCVPrefill > 0 || cfg.SessionCVDecode > 0 {
+		ss := srv.Session()
+		fmt.Fprintf(s.Err, "perfgate sim: session offsets prefill x%.4f decode x%.4f (--session-seed %d reproduces them)\n", ss.Prefill, ss.Decode, ss.Seed)
+	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -7,6 +7,8 @@ import (
 
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"github.com/perfgate/perfgate/gate/sim"
 	"io"
 	"net/http"
@@ -146,11 +148,57 @@ func TestSimHasAFlagForEveryKnob(t *testing.T) {
 	knobs := count(reflect.TypeOf(sim.Config{}))
 	flags := 0
 	newSimCmd(&Streams{}).Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Name != "addr" && f.Name != "preset" {
+		// --session-cv sets two knobs at once; it has no field of its own.
+		if f.Name != "addr" && f.Name != "preset" && f.Name != "session-cv" {
 			flags++
 		}
 	})
 	if flags != knobs {
 		t.Errorf("%d knob flags for %d Config fields", flags, knobs)
 	}
+}
+
+// TestSimSessionFlags: --session-cv sets both phases, a per-phase flag
+// overrides it, --session-seed fixes the draw, and the drawn factors are
+// logged and served by /sim/stats and /metrics.
+func TestSimSessionFlags(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url, done, errw := simStart(t, ctx, "--session-cv-decode", "0.02", "--session-cv", "0.05", "--session-seed", "9")
+	want := sim.DrawSession(0.05, 0.02, 9)
+	body := simGet(t, url+"/sim/config")
+	for _, s := range []string{`"session_cv_prefill":0.05`, `"session_cv_decode":0.02`, `"session_seed":9`} {
+		if !strings.Contains(body, s) {
+			t.Errorf("config %s lacks %s", body, s)
+		}
+	}
+	var st sim.Stats
+	if err := json.Unmarshal([]byte(simGet(t, url+"/sim/stats")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Session != want || want.Prefill == 1 || want.Decode == 1 {
+		t.Errorf("stats session %+v, want %+v", st.Session, want)
+	}
+	if m := simGet(t, url+"/metrics"); !strings.Contains(m, fmt.Sprintf(`sim_session_factor{phase="decode"} %v`, want.Decode)) {
+		t.Errorf("/metrics lacks the decode factor %v", want.Decode)
+	}
+	if line := fmt.Sprintf("session offsets prefill x%.4f decode x%.4f (--session-seed 9", want.Prefill, want.Decode); !strings.Contains(errw.String(), line) {
+		t.Errorf("stderr %q lacks %q", errw.String(), line)
+	}
+	cancel()
+	<-done
+}
+
+func simGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

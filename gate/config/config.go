@@ -28,6 +28,9 @@
 //	github:
 //	  comment: true
 //	  fail_on_inconclusive: false
+//	calibrate:                       # perfgate calibrate
+//	  restarts: 5                    # server starts (sessions), at least 3
+//	  trials: 3                      # trials per start, at least 2
 //	history:
 //	  reference_days: 30             # drift guard: compare with runs this old (0: off)
 //	  reference_runs: 3
@@ -53,11 +56,14 @@ type Config struct {
 	// Baselines is the baseline store's root directory.
 	Baselines string `mapstructure:"baselines"`
 	// Output is the directory for results, the comparison JSON and reports.
-	Output  string  `mapstructure:"output"`
-	Server  Server  `mapstructure:"server"`
-	Policy  Policy  `mapstructure:"policy"`
-	Trials  Trials  `mapstructure:"trials"`
-	GitHub  GitHub  `mapstructure:"github"`
+	Output string `mapstructure:"output"`
+	Server Server `mapstructure:"server"`
+	Policy Policy `mapstructure:"policy"`
+	Trials Trials `mapstructure:"trials"`
+	GitHub GitHub `mapstructure:"github"`
+	// Calibrate sizes `perfgate calibrate`.
+	Calibrate Calibrate `mapstructure:"calibrate"`
+	// History configures what the gate takes from the baseline history.
 	History History `mapstructure:"history"`
 }
 
@@ -70,6 +76,18 @@ type History struct {
 	ReferenceDays float64 `mapstructure:"reference_days"`
 	// ReferenceRuns is how many runs the reference window holds.
 	ReferenceRuns int `mapstructure:"reference_runs"`
+}
+
+// Calibrate says how many server sessions `perfgate calibrate` starts and
+// how many trials it runs in each, to measure the noise between sessions
+// and within them (docs/calibrate.md).
+type Calibrate struct {
+	// Restarts is the number of server starts (sessions), at least 3: a
+	// between-session variance from two sessions rests on one difference.
+	Restarts int `mapstructure:"restarts"`
+	// Trials is the number of measured trials per start, at least 2, so
+	// each session also shows its within-session spread.
+	Trials int `mapstructure:"trials"`
 }
 
 // Server says where the candidate serves and, optionally, how to launch it.
@@ -150,6 +168,10 @@ func Default() Config {
 		},
 		GitHub: GitHub{
 			Comment: true,
+		},
+		Calibrate: Calibrate{
+			Restarts: 5,
+			Trials:   3,
 		},
 		History: History{ReferenceDays: 30, ReferenceRuns: 3},
 	}

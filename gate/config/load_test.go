@@ -47,6 +47,9 @@ trials:
 github:
   comment: false
   fail_on_inconclusive: true
+calibrate:
+  restarts: 4
+  trials: 2
 `
 
 func TestLoadFile(t *testing.T) {
@@ -74,9 +77,10 @@ func TestLoadFile(t *testing.T) {
 			Tolerances: map[string]float64{"tpot_ms.p50": 0.03, "ttft_ms.p99": 0.08},
 			Gated:      []string{"tpot_ms.p50", "output_throughput"},
 		},
-		Trials:  Trials{Min: 6, Max: 12, Budget: 45 * time.Minute},
-		GitHub:  GitHub{Comment: false, FailOnInconclusive: true},
-		History: History{ReferenceDays: 30, ReferenceRuns: 3},
+		Trials:    Trials{Min: 6, Max: 12, Budget: 45 * time.Minute},
+		GitHub:    GitHub{Comment: false, FailOnInconclusive: true},
+		Calibrate: Calibrate{Restarts: 4, Trials: 2},
+		History:   History{ReferenceDays: 30, ReferenceRuns: 3},
 	}
 	if !reflect.DeepEqual(l.Config, want) {
 		t.Errorf("Load:\n got %+v\nwant %+v", l.Config, want)
@@ -206,6 +210,10 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{"env PERFGATE_TRIALS_MIN: trials.min: must be at least 2"}},
 		{name: "renamed key from env names the new one", environ: []string{"PERFGATE_POLICY_MIN_TRIALS=5"},
 			want: []string{"env PERFGATE_POLICY_MIN_TRIALS: policy.min_trials: renamed to trials.min", "PERFGATE_TRIALS_MIN"}},
+		{name: "too few restarts", file: "calibrate:\n  restarts: 2\n",
+			want: []string{"perfgate.yaml:2: calibrate.restarts: must be between 3 and 1000"}},
+		{name: "one trial per start", environ: []string{"PERFGATE_CALIBRATE_TRIALS=1"},
+			want: []string{"env PERFGATE_CALIBRATE_TRIALS: calibrate.trials: must be between 2 and 1000"}},
 		{name: "unparsable env", environ: []string{"PERFGATE_TRIALS_MAX=ten"},
 			want: []string{"env PERFGATE_TRIALS_MAX: trials.max:"}},
 		{name: "invalid value from flag", args: []string{"--profile", "../etc"},

@@ -118,6 +118,12 @@ func (c Config) problems() []problem {
 	if c.Trials.Budget <= 0 {
 		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to trials.min)", c.Trials.Budget)
 	}
+	if c.Calibrate.Restarts < 3 || c.Calibrate.Restarts > 1000 {
+		add("calibrate.restarts", "must be between 3 and 1000 (a between-session variance needs several sessions), got %d", c.Calibrate.Restarts)
+	}
+	if c.Calibrate.Trials < 2 || c.Calibrate.Trials > 1000 {
+		add("calibrate.trials", "must be between 2 and 1000 (each session needs a spread of its own), got %d", c.Calibrate.Trials)
+	}
 	return ps
 }
 

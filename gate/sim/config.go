@@ -79,6 +79,8 @@ type Config struct {
 	//       + PerContextToken*context_tokens)*DecodeScale
 	//    + PrefillPerToken*prefill_tokens*PrefillScale)
 	//   * jitter * drift
+	// with the prefill term also multiplied by the session's prefill factor
+	// and the decode term by its decode factor (see Session),
 	// where context_tokens is the summed context length of the decoding
 	// sequences (attention reads) and DecodeFixed is the weight-read cost
 	// paid by any step that decodes. DecodeScale therefore scales the whole
@@ -109,6 +111,17 @@ type Config struct {
 	// requests received. Both are linear and add up.
 	DriftPctPerMinute       float64 `json:"drift_pct_per_minute"`
 	DriftPctPer1000Requests float64 `json:"drift_pct_per_1000_requests"`
+	// SessionCVPrefill and SessionCVDecode are the coefficients of
+	// variation of the per-start offsets (see Session): at every start the
+	// server draws one factor per phase, log-normal with mean 1, and
+	// multiplies that phase's cost by it until it stops. 0 (the default)
+	// disables the offset. They are read when the server starts; changing
+	// them at run time does not redraw the factors.
+	SessionCVPrefill float64 `json:"session_cv_prefill"`
+	SessionCVDecode  float64 `json:"session_cv_decode"`
+	// SessionSeed seeds the per-start draw; 0 draws a fresh seed at every
+	// start, so two starts are two sessions.
+	SessionSeed uint64 `json:"session_seed"`
 
 	// StreamInterval sends a chunk every N tokens (vLLM --stream-interval);
 	// the last chunk may hold fewer.
@@ -236,6 +249,7 @@ func (c *Config) Validate() error {
 		"first_token_delay": float64(c.FirstTokenDelay), "jitter_cv": c.JitterCV,
 		"coalesce_window": float64(c.CoalesceWindow), "eos_mean_tokens": c.EOSMeanTokens,
 		"drift_pct_per_minute": c.DriftPctPerMinute, "drift_pct_per_1000_requests": c.DriftPctPer1000Requests,
+		"session_cv_prefill": c.SessionCVPrefill, "session_cv_decode": c.SessionCVDecode,
 		"faults.stream_error_after": float64(c.Faults.StreamErrorAfter), "faults.drop_after": float64(c.Faults.DropAfter),
 		"faults.stall_after": float64(c.Faults.StallAfter), "faults.stall_for": float64(c.Faults.StallFor),
 		"faults.slow_start": float64(c.Faults.SlowStart), "faults.exit_after_requests": float64(c.Faults.ExitAfterRequests)}

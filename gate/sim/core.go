@@ -22,6 +22,8 @@ type core struct {
 	born    time.Time
 	// received is read for drift; the server increments it.
 	received func() int64
+	// session holds the per-start factors; newCore starts without offset.
+	session Session
 }
 
 // sink receives what the engine produced; the server turns it into metrics.
@@ -52,7 +54,7 @@ type stepStats struct {
 
 func newCore(seed uint64, born time.Time, s sink) *core {
 	return &core{cache: newPrefixCache(0), jitter: newRand(seed, 1), seed: seed, sink: s, born: born,
-		received: func() int64 { return 0 }}
+		received: func() int64 { return 0 }, session: Session{Prefill: 1, Decode: 1}}
 }
 
 func newRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
@@ -177,8 +179,8 @@ func (c *core) cost(cfg *Config, b *batch, start time.Time) time.Duration {
 		decode = float64(cfg.DecodeFixed) + float64(cfg.DecodePerSeq)*float64(st.DecodeSeqs) +
 			cfg.PerContextTokenNs*float64(st.ContextTokens)
 	}
-	ns := float64(cfg.StepBase)*cfg.BaseScale + decode*cfg.DecodeScale +
-		float64(cfg.PrefillPerToken)*float64(st.PrefillTokens)*cfg.PrefillScale
+	ns := float64(cfg.StepBase)*cfg.BaseScale + decode*cfg.DecodeScale*c.session.Decode +
+		float64(cfg.PrefillPerToken)*float64(st.PrefillTokens)*cfg.PrefillScale*c.session.Prefill
 	if cfg.JitterCV > 0 {
 		// Log-normal with mean 1 and the requested coefficient of variation.
 		sigma2 := math.Log1p(cfg.JitterCV * cfg.JitterCV)

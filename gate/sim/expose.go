@@ -79,6 +79,8 @@ func (s *Server) writeMetrics(w io.Writer) error {
 		{"first_token_delay_seconds", cfg.FirstTokenDelay.D().Seconds()}, {"jitter_cv", cfg.JitterCV}} {
 		fmt.Fprintf(&b, "sim_knob{name=%q} %s\n", k.n, num(k.v))
 	}
+	b.WriteString("# HELP sim_session_factor Per-start offset of each phase's cost, drawn at start (1: none).\n# TYPE sim_session_factor gauge\n")
+	fmt.Fprintf(&b, "sim_session_factor{phase=\"prefill\"} %s\nsim_session_factor{phase=\"decode\"} %s\n", num(st.Session.Prefill), num(st.Session.Decode))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

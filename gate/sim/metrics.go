@@ -94,6 +94,8 @@ type Stats struct {
 	Faults           map[string]int64 // by kind, e.g. "http_500", "drop"
 	TTFT, ITL, E2E   Summary          // ITL is per token
 	Queue, TPOT      Summary
+	// Session is the per-start offset drawn at start (factors 1 when off).
+	Session Session
 }
 
 const maxRecords = 20000

@@ -30,6 +30,7 @@ type Server struct {
 	met      *metricsState
 	routes   map[string]map[string]http.HandlerFunc
 	received atomic.Int64
+	session  Session // drawn at start, constant afterwards
 
 	faultMu   sync.Mutex
 	faultRand *rand.Rand
@@ -62,6 +63,8 @@ func NewServer(cfg Config, opts Options) (*Server, error) {
 	s.faultRand = newRand(cfg.Seed, 2)
 	core := newCore(cfg.Seed, s.born, s.met)
 	core.received = s.received.Load
+	core.session = startSession(cfg)
+	s.session = core.session
 	s.eng = newEngine(core, s.cfg.Load, s.met)
 	s.routes = map[string]map[string]http.HandlerFunc{
 		"/v1/completions":      {http.MethodPost: s.handleCompletions},
@@ -100,10 +103,14 @@ func (s *Server) Update(fn func(*Config)) error {
 	return nil
 }
 
+// Session returns the per-start offsets drawn when the server started.
+func (s *Server) Session() Session { return s.session }
+
 // Stats returns a snapshot of the server's counters.
 func (s *Server) Stats() Stats {
 	st := s.met.snapshot(s.eng)
 	st.Received = s.received.Load()
+	st.Session = s.session
 	return st
 }
 
