@@ -64,8 +64,13 @@ func TestGatePolicy(t *testing.T) {
 		t.Error("e2el_ms.p50 is gated although the gated list leaves it out")
 	}
 
-	// An invalid value names where it was set.
-	_, err = gatePolicy(load(t, "policy:\n  tolerances: {tpot_ms.p50: 0}\n"))
+	// An invalid value names where it was set: the configuration refuses
+	// it with its line (metrics.ParseTolerance), before any policy exists.
+	zero := filepath.Join(t.TempDir(), "perfgate.yaml")
+	if err := os.WriteFile(zero, []byte("policy:\n  tolerances: {tpot_ms.p50: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = config.Load(config.Options{File: zero})
 	if err == nil || !strings.Contains(err.Error(), "perfgate.yaml:2") || !strings.Contains(err.Error(), "policy.tolerances.tpot_ms.p50") {
 		t.Errorf("zero tolerance: %v, want it refused at perfgate.yaml:2", err)
 	}

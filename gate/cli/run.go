@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
@@ -93,6 +95,14 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "run: --gpus %d: must be >= 0", o.gpus)
 	case o.warmups < -1:
 		return exitf(ExitInvalid, "run: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)
+	case !(o.failureShare > 0 && o.failureShare <= 1):
+		return exitf(ExitInvalid, "run: --max-failure-share %v: must be a share above 0 and at most 1 (0.01 = 1 %%)", o.failureShare)
+	case !(o.dispatchLagMs > 0) || math.IsInf(o.dispatchLagMs, 0):
+		return exitf(ExitInvalid, "run: --max-dispatch-lag-ms %v: must be a positive number of milliseconds", o.dispatchLagMs)
+	case o.grace <= 0:
+		return exitf(ExitInvalid, "run: --grace %v: must be positive (how long in-flight requests may finish after Ctrl-C)", o.grace)
+	case o.progressPeriod <= 0:
+		return exitf(ExitInvalid, "run: --progress-interval %v: must be positive", o.progressPeriod)
 	}
 	l := workload.Loader{Warn: func(e *workload.Error) { fmt.Fprintln(s.Err, e) }}
 	ms, err := l.LoadPaths(o.workloads)
@@ -211,12 +221,7 @@ func runCell(ctx context.Context, cfg loadgen.Config, m *workload.Manifest, tria
 
 // runAPIKey reads the bearer token from the environment; it is never
 // printed or stored.
-func runAPIKey() string {
-	if k := os.Getenv("PERFGATE_API_KEY"); k != "" {
-		return k
-	}
-	return os.Getenv("OPENAI_API_KEY")
-}
+func runAPIKey() string { return config.APIKey(os.Getenv) }
 
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).

@@ -161,3 +161,32 @@ func TestRunBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBadFlagValues is issue 14's defect 16: each bad value is refused
+// before anything runs, naming its flag (or saying what is missing).
+func TestRunBadFlagValues(t *testing.T) {
+	ok := []string{"-w", runSmoke, "-o", t.TempDir()}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "127.0.0.1:8000"}, "--url: server URL 127.0.0.1:8000: missing scheme: write http://127.0.0.1:8000"},
+		{[]string{"--url", "localhost:8000"}, "missing scheme: write http://localhost:8000"},
+		{[]string{"--url", "u:hunter2@10.0.0.1:8000"}, "missing scheme: write http://[redacted]@10.0.0.1:8000"},
+		{[]string{"--url", "http://127.0.0.1:1", "--max-failure-share", "7"}, "--max-failure-share 7: must be a share above 0 and at most 1"},
+		{[]string{"--url", "http://127.0.0.1:1", "--max-failure-share", "-0.1"}, "--max-failure-share -0.1"},
+		{[]string{"--url", "http://127.0.0.1:1", "--max-failure-share", "NaN"}, "--max-failure-share NaN"},
+		{[]string{"--url", "http://127.0.0.1:1", "--grace", "-5s"}, "--grace -5s: must be positive"},
+		{[]string{"--url", "http://127.0.0.1:1", "--grace", "0s"}, "--grace 0s: must be positive"},
+		{[]string{"--url", "http://127.0.0.1:1", "--max-dispatch-lag-ms", "0"}, "--max-dispatch-lag-ms 0"},
+		{[]string{"--url", "http://127.0.0.1:1", "--progress-interval", "-1s"}, "--progress-interval -1s"},
+	} {
+		code, _, errs := runMain(context.Background(), append(append([]string(nil), ok...), c.args...)...)
+		if code != ExitInvalid || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %v, stderr %q, want %q", c.args, code, errs, c.want)
+		}
+		if strings.Contains(errs, "hunter2") {
+			t.Errorf("%v: stderr leaks the password: %q", c.args, errs)
+		}
+	}
+}

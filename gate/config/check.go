@@ -3,9 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"gopkg.in/yaml.v3"
 )
 
@@ -107,21 +109,7 @@ func (c *checker) value(v *yaml.Node, s setting) {
 		}
 		c.errorf(v, s.key, "must be a list, got %s", describe(v))
 	case kindFloatMap:
-		if v.Kind != yaml.MappingNode {
-			c.errorf(v, s.key, "must be a mapping of metric id to number, got %s", describe(v))
-			return
-		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			k, val := v.Content[i], v.Content[i+1]
-			if seen[k.Value] {
-				c.errorf(k, s.key+"."+k.Value, "set twice")
-			}
-			seen[k.Value] = true
-			if _, err := strconv.ParseFloat(val.Value, 64); val.Kind != yaml.ScalarNode || err != nil {
-				c.errorf(val, s.key+"."+k.Value, "must be a number, got %s", describe(val))
-			}
-		}
+		c.tolerances(v, s.key)
 	default:
 		if v.Kind != yaml.ScalarNode {
 			c.errorf(v, s.key, "must be %s, got %s", s.kind, describe(v))
@@ -129,6 +117,48 @@ func (c *checker) value(v *yaml.Node, s setting) {
 		}
 		if err := parseScalar(s.kind, v.Value); err != nil {
 			c.errorf(v, s.key, "%v", err)
+		}
+	}
+}
+
+// metricIDPattern is the shape of a metric id (tpot_ms.p50, ttft_ms.p99.9,
+// success_rate). Keys of other shapes are refused here, with their line:
+// viper would split a key holding its internal delimiter "::" into nested
+// maps and fail later with no line at all.
+var metricIDPattern = regexp.MustCompile(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_.]+)?$`)
+
+// tolerances checks a mapping of metric id to tolerance (policy.tolerances):
+// every key a known metric id, every value a tolerance in one of the forms
+// of metrics.ParseTolerance.
+func (c *checker) tolerances(v *yaml.Node, key string) {
+	if v.Kind != yaml.MappingNode {
+		c.errorf(v, key, "must be a mapping of metric id to tolerance (tpot_ms.p50: 3%%), got %s", describe(v))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if k.Kind != yaml.ScalarNode || !metricIDPattern.MatchString(k.Value) {
+			c.errorf(k, key, "key %s is not a metric id such as tpot_ms.p50", describe(k))
+			continue
+		}
+		id := key + "." + k.Value
+		if seen[k.Value] {
+			c.errorf(k, id, "set twice")
+			continue
+		}
+		seen[k.Value] = true
+		m, known := metrics.Lookup(k.Value)
+		if !known {
+			c.errorf(k, id, "unknown metric id %q", k.Value)
+			continue
+		}
+		if val.Kind != yaml.ScalarNode {
+			c.errorf(val, id, "must be a tolerance such as 3%%, got %s", describe(val))
+			continue
+		}
+		if _, err := metrics.ParseTolerance(val.Value, m.Unit == "ratio"); err != nil {
+			c.errorf(val, id, "%v", err)
 		}
 	}
 }

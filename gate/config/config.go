@@ -185,3 +185,19 @@ func EnvName(key string) string {
 
 // EnvPrefix starts every environment variable perfgate reads as configuration.
 const EnvPrefix = "PERFGATE_"
+
+// APIKeyEnv is the environment variable that holds the server's API key.
+// It is perfgate's but not a setting: the key is read by the commands that
+// send requests (APIKey) and never enters a Config, so `perfgate config`
+// cannot print it and no file can hold it. Load knows it, so it does not
+// warn that it "matches no setting".
+const APIKeyEnv = EnvPrefix + "API_KEY"
+
+// APIKey returns the server's API key from the environment: PERFGATE_API_KEY,
+// else OPENAI_API_KEY (what OpenAI clients and vLLM's own benchmark read).
+func APIKey(getenv func(string) string) string {
+	if k := getenv(APIKeyEnv); k != "" {
+		return k
+	}
+	return getenv("OPENAI_API_KEY")
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -97,6 +98,7 @@ func Load(opts Options) (*Loaded, error) {
 
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 		argvHook,
+		toleranceHook,
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
 	))
@@ -159,6 +161,9 @@ func applyEnv(v *viper.Viper, l *Loaded, environ []string) error {
 			continue
 		}
 		s, ok := byName[name]
+		if !ok && name == APIKeyEnv {
+			continue // read by the commands themselves (APIKey), never a setting
+		}
 		if !ok {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("environment variable %s matches no setting and is ignored", name))
 			continue
@@ -263,7 +268,27 @@ func parseText(s setting, text string) (any, error) {
 	return text, nil
 }
 
-// parseFloatMap parses "a=0.03,b=0.05".
+// toleranceHook turns a tolerance written with a unit ("3%", "0.5pp": the
+// file's values reach viper as strings) into its fraction. checkFile and
+// parseFloatMap have already checked each value against its metric with
+// metrics.ParseTolerance; other strings pass through to fail as before.
+func toleranceHook(from, to reflect.Type, data any) (any, error) {
+	if to.Kind() != reflect.Float64 || from.Kind() != reflect.String {
+		return data, nil
+	}
+	text := strings.TrimSpace(data.(string))
+	for _, unit := range []string{"%", "pp"} {
+		if num, ok := strings.CutSuffix(text, unit); ok {
+			if v, err := strconv.ParseFloat(strings.TrimSpace(num), 64); err == nil {
+				return v / 100, nil
+			}
+		}
+	}
+	return data, nil
+}
+
+// parseFloatMap parses "a=0.03,b=3%" into metric id -> tolerance fraction,
+// each value read by metrics.ParseTolerance as in perfgate.yaml.
 func parseFloatMap(text string) (map[string]any, error) {
 	out := map[string]any{}
 	for _, part := range strings.Split(text, ",") {
@@ -272,11 +297,19 @@ func parseFloatMap(text string) (map[string]any, error) {
 			continue
 		}
 		k, val, ok := strings.Cut(part, "=")
-		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-		if !ok || err != nil || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("%q: want metric=number entries separated by commas", part)
+		k = strings.TrimSpace(k)
+		if !ok || !metricIDPattern.MatchString(k) {
+			return nil, fmt.Errorf("%q: want metric=tolerance entries separated by commas (tpot_ms.p50=3%%)", part)
 		}
-		out[strings.TrimSpace(k)] = f
+		m, known := metrics.Lookup(k)
+		if !known {
+			return nil, fmt.Errorf("%q: unknown metric id %q", part, k)
+		}
+		f, err := metrics.ParseTolerance(val, m.Unit == "ratio")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = f
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -200,7 +201,16 @@ func TestLoadErrors(t *testing.T) {
 		{name: "wrong shape", file: "server: http://a\n", want: []string{"perfgate.yaml:1: server: must be a section"}},
 		{name: "list expected", file: "workloads:\n  a: b\n", want: []string{"perfgate.yaml:2: workloads: must be a list"}},
 		{name: "bad duration", file: "trials:\n  budget: 10\n", want: []string{`perfgate.yaml:2: trials.budget: "10" is not a duration`}},
-		{name: "bad tolerance value", file: "policy:\n  tolerances:\n    tpot_ms.p50: [1]\n", want: []string{"perfgate.yaml:3: policy.tolerances.tpot_ms.p50: must be a number"}},
+		{name: "bad tolerance value", file: "policy:\n  tolerances:\n    tpot_ms.p50: [1]\n", want: []string{"perfgate.yaml:3: policy.tolerances.tpot_ms.p50: must be a tolerance such as 3%"}},
+		// Issue 14, defect 16: a key holding viper's "::" delimiter used to
+		// fail in viper's decoding, with no line.
+		{name: "tolerance key shape", file: "policy: {tolerances: {0::: 0}}\n", want: []string{`perfgate.yaml:1: policy.tolerances: key "0::" is not a metric id`}},
+		{name: "tolerance unknown metric has a line", file: "policy:\n  tolerances:\n    tpot_ms.p75x: 3%\n", want: []string{`perfgate.yaml:3: policy.tolerances.tpot_ms.p75x: unknown metric id`}},
+		{name: "bare tolerance of 1 or more", file: "policy:\n  tolerances:\n    tpot_ms.p50: 3\n", want: []string{"perfgate.yaml:3: policy.tolerances.tpot_ms.p50: 3: a bare tolerance is a fraction below 1", "write 3%"}},
+		{name: "percent on a ratio metric", file: "policy:\n  tolerances:\n    success_rate: 1%\n", want: []string{"perfgate.yaml:3: policy.tolerances.success_rate: 1%: the metric is a ratio"}},
+		{name: "zero tolerance", file: "policy:\n  tolerances:\n    tpot_ms.p50: 0\n", want: []string{"perfgate.yaml:3: policy.tolerances.tpot_ms.p50: 0: a tolerance must be above 0"}},
+		{name: "env tolerance form", environ: []string{"PERFGATE_POLICY_TOLERANCES=tpot_ms.p50=1pp"},
+			want: []string{"env PERFGATE_POLICY_TOLERANCES: policy.tolerances: tpot_ms.p50: 1pp: percentage points are for ratio metrics"}},
 		{name: "unquoted redirect", file: "server:\n  command: vllm serve m > log\n", want: []string{"perfgate.yaml:2: server.command: command has an unquoted '>'"}},
 		{name: "not a mapping", file: "- a\n", want: []string{"perfgate.yaml:1: the file must be a mapping"}},
 		{name: "yaml syntax", file: "a: [\n", want: []string{"perfgate.yaml: yaml:"}},
@@ -222,6 +232,8 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`perfgate.yaml:2: policy.gated: unknown metric id "tpot_ms.pmax"`, `"completed" is informational`}},
 		{name: "bad url hides password", environ: []string{"PERFGATE_SERVER_URL=ftp://user:hunter2@host/"},
 			want: []string{"env PERFGATE_SERVER_URL: server.url: ftp://[redacted]@host/: scheme must be http or https"}},
+		{name: "url without scheme", environ: []string{"PERFGATE_SERVER_URL=127.0.0.1:8000"},
+			want: []string{"env PERFGATE_SERVER_URL: server.url: 127.0.0.1:8000: missing scheme: write http://127.0.0.1:8000"}},
 		{name: "bad env entry", file: "server:\n  env: [HF_TOKEN hf_secret]\n",
 			want: []string{"perfgate.yaml:2: server.env: entry 1 must be NAME=value"}},
 		{name: "negative gpus", environ: []string{"PERFGATE_SERVER_GPUS=-2"},
@@ -360,6 +372,46 @@ func FuzzParseText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadToleranceForms: perfgate.yaml and PERFGATE_POLICY_TOLERANCES read
+// tolerances with metrics.ParseTolerance, like workload files: "3%", "0.5pp"
+// (ratio metrics) and bare fractions all work, in the file and in the
+// environment (issue 14, defect 16: "3%" used to be refused here).
+func TestLoadToleranceForms(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "p.yaml", "policy:\n  tolerances:\n    tpot_ms.p50: 3%\n    success_rate: 0.5pp\n    ttft_ms.p99: 0.08\n")
+	l, err := Load(Options{File: file, Environ: []string{"PERFGATE_POLICY_TOLERANCES=itl_ms.p99=10%,goodput_ratio=2pp,e2el_ms.p50=0.04"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"tpot_ms.p50": 0.03, "success_rate": 0.005, "ttft_ms.p99": 0.08, "itl_ms.p99": 0.1, "goodput_ratio": 0.02, "e2el_ms.p50": 0.04}
+	if !reflect.DeepEqual(l.Config.Policy.Tolerances, want) {
+		t.Errorf("tolerances = %v, want %v", l.Config.Policy.Tolerances, want)
+	}
+}
+
+// TestLoadAPIKeyIsNoUnknownSetting: PERFGATE_API_KEY is perfgate's own
+// variable, read by the commands (APIKey), so Load must not warn that it
+// "matches no setting" (issue 14, defect 16), and must not store it.
+func TestLoadAPIKeyIsNoUnknownSetting(t *testing.T) {
+	l, err := Load(Options{Environ: []string{"PERFGATE_API_KEY=sk-test-key", "PERFGATE_TYPO=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "PERFGATE_TYPO") {
+		t.Errorf("Warnings = %q, want only the one about PERFGATE_TYPO", l.Warnings)
+	}
+	if strings.Contains(fmt.Sprintf("%+v", l.Config), "sk-test-key") {
+		t.Errorf("the API key entered the configuration")
+	}
+	env := map[string]string{"PERFGATE_API_KEY": "a", "OPENAI_API_KEY": "b"}
+	if got := APIKey(func(k string) string { return env[k] }); got != "a" {
+		t.Errorf("APIKey = %q, want PERFGATE_API_KEY's", got)
+	}
+	delete(env, "PERFGATE_API_KEY")
+	if got := APIKey(func(k string) string { return env[k] }); got != "b" {
+		t.Errorf("APIKey = %q, want OPENAI_API_KEY's", got)
+	}
 }
 
 // TestLoadToleranceEnvMergesPerMetric pins the documented behaviour: the

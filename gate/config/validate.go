@@ -3,13 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"sort"
 
+	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
-	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // problem is one invalid setting; Load prefixes it with the value's source.
@@ -95,8 +94,8 @@ func (c Config) problems() []problem {
 		if _, ok := metrics.Lookup(id); !ok {
 			add("policy.tolerances", "unknown metric id %q", id)
 		}
-		if t := c.Policy.Tolerances[id]; !(t >= 0 && t < 1) {
-			add("policy.tolerances", "%s: %v must be a fraction in [0, 1) (0.03 = 3 %%)", id, t)
+		if t := c.Policy.Tolerances[id]; !(t > 0 && t <= 1) {
+			add("policy.tolerances", "%s: %v must be above 0 and at most 1 (100 %%; 0.03 = 3 %%)", id, t)
 		}
 	}
 	seen := map[string]bool{}
@@ -127,22 +126,11 @@ func (c Config) problems() []problem {
 	return ps
 }
 
-// checkURL returns why raw is not a usable server URL, or "". The message
-// shows the URL redacted, since user info may hold a password.
+// checkURL returns why raw is not a usable server URL, or "": the
+// loadgen's own check, so the configuration and the client agree.
 func checkURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // url.Error repeats the raw URL, password and all
-		}
-		return fmt.Sprintf("not a URL: %v", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Sprintf("%s: scheme must be http or https", redact.URL(raw))
-	}
-	if u.Host == "" {
-		return fmt.Sprintf("%s: no host", redact.URL(raw))
+	if err := loadgen.CheckURL(raw); err != nil {
+		return err.Error()
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"syscall"
@@ -79,11 +80,32 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 		rec.ErrorType, rec.ErrorBody = fmt.Sprintf("http_%d", resp.StatusCode), string(head)
 		return
 	}
+	if ct := resp.Header.Get("Content-Type"); !isEventStream(ct) {
+		// A 200 that is not a stream (an HTML error page from a proxy, a
+		// JSON answer from a server that ignored "stream": true) would
+		// otherwise read as a stream without events: "truncated".
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, metrics.ErrorSampleBytes))
+		rec.Done = time.Since(anchor)
+		rec.ErrorType = "not_event_stream"
+		rec.ErrorBody = fmt.Sprintf("not an event stream: Content-Type %s: %s", ct, head)
+		return
+	}
 	c.stream(ctx, anchor, resp.Body, x)
 	rec.Done = time.Since(anchor)
 	if x.sawDone {
 		drain(resp.Body)
 	}
+}
+
+// isEventStream reports whether a response's Content-Type allows an SSE
+// body: text/event-stream with any parameters, or no Content-Type at all
+// (some minimal servers send none; the decoder then decides).
+func isEventStream(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "text/event-stream"
 }
 
 // drain reads what follows [DONE] (the chunked body's terminator) so the
@@ -234,6 +256,10 @@ func classify(ctx context.Context, err error, connecting bool) string {
 		return "truncated"
 	case errors.Is(err, sse.ErrEventTooLarge):
 		return "bad_chunk"
+	case errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE):
+		// The client's own descriptor limit, not the server's fault
+		// (RunTrials checks the limit first; see fdlimit.go).
+		return clientFDLimit
 	}
 	var op *net.OpError
 	if connecting && errors.As(err, &op) && op.Op == "dial" {
@@ -244,6 +270,10 @@ func classify(ctx context.Context, err error, connecting bool) string {
 	}
 	return "read_error"
 }
+
+// clientFDLimit marks requests the client could not open a connection for
+// because it ran out of file descriptors.
+const clientFDLimit = "client_fd_limit"
 
 // canceled marks requests cut off by an interrupt: not the server's fault,
 // so they are not counted as failures.

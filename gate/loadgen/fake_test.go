@@ -23,7 +23,7 @@ type fake struct {
 	perChunk   int                  // tokens per chunk (default 1)
 	continuous bool                 // honour continuous_usage_stats
 	crlf       bool                 // CRLF line ends
-	behave     func(idx int) string // "" ok, or "503", "stream_error", "truncate", "reset", "empty"
+	behave     func(idx int) string // "" ok, or "503", "stream_error", "truncate", "reset", "empty", "html", "huge"
 	onConn     func(net.Conn, http.ConnState)
 
 	mu       sync.Mutex
@@ -93,8 +93,17 @@ func (f *fake) complete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"overloaded","code":503}}`, 503)
 		return
 	}
+	if behave == "html" { // a proxy's error page, with status 200
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><body><h1>Gateway Timeout</h1></body></html>")
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
+	if behave == "huge" { // one 20 MiB event, over the decoder's 16 MiB limit
+		fmt.Fprintf(w, "data: {\"pad\":\"%s\"}\n\n", strings.Repeat("a", 20<<20))
+		return
+	}
 	nl := "\n"
 	if f.crlf {
 		nl = "\r\n"

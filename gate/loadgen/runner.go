@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -40,9 +38,8 @@ type Runner struct {
 
 // New checks cfg and returns a Runner.
 func New(cfg Config) (*Runner, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("server URL %q: want http(s)://host[:port]", redact.URL(cfg.URL))
+	if err := CheckURL(cfg.URL); err != nil {
+		return nil, fmt.Errorf("server URL %w", err)
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(cfg.URL, "/"), "/v1")
 	return &Runner{

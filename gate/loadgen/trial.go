@@ -33,6 +33,11 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		res.Complete, res.IncompleteReason = false, reason
 		return err
 	}
+	// The client's own descriptor limit, checked before the first request:
+	// hitting it mid-trial would read as the server refusing connections.
+	if err := ensureFDs(m); err != nil {
+		return fail(err.Error(), err)
+	}
 	for k := 0; k < n; k++ {
 		idx := len(res.Trials)
 		if ctx.Err() != nil {

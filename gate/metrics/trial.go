@@ -44,7 +44,7 @@ type Accumulator struct {
 	chunks            int64
 	errors            map[string]int
 	samples           map[string]string
-	bins              []int // token messages per 1-second bin from the anchor
+	peak              peakRate
 	spans             []span
 	checks            consistency
 }
@@ -71,6 +71,7 @@ func NewAccumulator(slo SLO, limit int) *Accumulator {
 		lag:     newDist(true, limit),
 		errors:  map[string]int{},
 		samples: map[string]string{},
+		peak:    peakRate{limit: limit},
 	}
 	for _, d := range Distributions {
 		a.dists[d.Name] = newDist(true, limit)
@@ -128,7 +129,7 @@ func (a *Accumulator) Add(r *Request) {
 	if a.slo.Set() && meets(a.slo, ttft, tpot, e2el) {
 		a.good++
 	}
-	a.bin(r)
+	a.peak.add(r)
 	a.spans = append(a.spans, span{r.Sent, r.LastToken})
 }
 
@@ -138,27 +139,6 @@ func meets(s SLO, ttft, tpot, e2el float64) bool {
 	return (s.TTFTms <= 0 || ttft <= s.TTFTms) &&
 		(s.TPOTms <= 0 || tpot <= s.TPOTms) &&
 		(s.E2ELms <= 0 || e2el <= s.E2ELms)
-}
-
-// bin counts each token message in the 1-second bin of its arrival.
-func (a *Accumulator) bin(r *Request) {
-	t := ms(r.FirstToken)
-	a.binAt(t)
-	for _, g := range r.Gaps {
-		t += float64(g)
-		a.binAt(t)
-	}
-}
-
-func (a *Accumulator) binAt(tms float64) {
-	if tms < 0 {
-		return
-	}
-	i := int(tms / 1000)
-	for len(a.bins) <= i {
-		a.bins = append(a.bins, 0)
-	}
-	a.bins[i]++
 }
 
 func truncate(s string, n int) string {
@@ -285,11 +265,11 @@ func (a *Accumulator) Finish(duration time.Duration, gpus int, limits Limits) re
 		v["output_throughput_per_gpu"] = v["output_throughput"] / float64(gpus)
 		v["total_token_throughput_per_gpu"] = v["total_token_throughput"] / float64(gpus)
 	}
-	peak := 0
-	for _, c := range a.bins {
-		peak = max(peak, c)
+	peak, warn := a.peak.peak()
+	if warn != "" {
+		t.Warnings = append(t.Warnings, warn)
 	}
-	v["max_output_tokens_per_s"] = float64(peak)
+	v["max_output_tokens_per_s"] = peak
 	v["max_concurrent_requests"] = float64(peakConcurrency(a.spans))
 	v["dispatch_lag_ms.p99"] = a.lag.summary()["p99"]
 	t.Valid, t.InvalidReason = a.judge(&t, limits)

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -52,6 +53,20 @@ func (a *Accumulator) judge(t *result.Trial, l Limits) (bool, string) {
 	}
 	if tp, e := t.Values["tpot_ms.max"], t.Values["e2el_ms.max"]; tp > e {
 		why = append(why, fmt.Sprintf("max TPOT %.3f ms exceeds max E2EL %.3f ms", tp, e))
+	}
+	// A value no measurement can reach (a server's usage claiming 9e18
+	// tokens) would make the result file unwritable (result.MaxValue):
+	// drop it and say so, so the trial's other numbers are still recorded.
+	var absurd []string
+	for id, v := range t.Values {
+		if v > result.MaxValue || v < -result.MaxValue {
+			absurd = append(absurd, fmt.Sprintf("%s = %g", id, v))
+			delete(t.Values, id)
+		}
+	}
+	if len(absurd) > 0 {
+		sort.Strings(absurd)
+		why = append(why, fmt.Sprintf("impossible values dropped (beyond %g): %s", result.MaxValue, strings.Join(absurd, ", ")))
 	}
 	if len(why) == 0 {
 		return true, ""

@@ -39,8 +39,8 @@ func Chart(title string, bars []Bar) string {
 	vals := make([]string, len(bars))
 	tols := make([]string, len(bars))
 	for i, b := range bars {
-		c := finiteOr(b.Change, 0)
-		t := finiteOr(b.Tolerance, 0)
+		c := clampChart(finiteOr(b.Change, 0))
+		t := clampChart(finiteOr(b.Tolerance, 0))
 		lo = math.Min(lo, c)
 		hi = math.Max(hi, math.Max(c, t))
 		labels[i] = strconv.Quote(Truncate(chartLabel(b.Label), 40))
@@ -86,6 +86,13 @@ func number(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
+
+// chartLimit caps bars (in percent or points): a change of a million
+// percent is off any readable chart, and larger ones (up to 1.8e308 from
+// absurd data) overflowed the axis to +Inf.
+const chartLimit = 1e6
+
+func clampChart(v float64) float64 { return math.Max(-chartLimit, math.Min(v, chartLimit)) }
 
 func finiteOr(v, def float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,17 @@ func TestChartHostileLabels(t *testing.T) {
 	}
 	if n := strings.Count(got, "a___"); n != MaxBars {
 		t.Errorf("%d labels, want %d (MaxBars)", n, MaxBars)
+	}
+}
+
+// TestChartHugeChange: a change near the float64 limit (absurd but finite
+// data) draws a capped bar, not "+Inf" or a 309-digit number.
+func TestChartHugeChange(t *testing.T) {
+	out := Chart("w", []Bar{{Label: "TTFT p99", Change: math.MaxFloat64, Tolerance: 6}, {Label: "TPOT p50", Change: -math.MaxFloat64, Tolerance: 3}})
+	if strings.Contains(out, "Inf") || strings.Contains(out, "e+") || len(out) > 400 {
+		t.Fatalf("chart:\n%s", out)
+	}
+	if !strings.Contains(out, "bar [1000000, -1000000]") {
+		t.Errorf("bars not capped:\n%s", out)
 	}
 }

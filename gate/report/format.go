@@ -31,9 +31,21 @@ func Points(pp float64) string {
 	return signed(pp, 1) + " pp"
 }
 
+// huge is where numbers switch to scientific notation: a change of a
+// million percent or a value of 10^15 is already beyond any measurement,
+// and 'f' formatting of 1.7e308 writes 309 digits.
+const huge = 1e15
+
 // signed formats v with a leading sign and at least prec decimals, adding
 // one more decimal when v would otherwise round to zero.
 func signed(v float64, prec int) string {
+	if math.Abs(v) >= 1e6 {
+		s := strconv.FormatFloat(v, 'g', 3, 64)
+		if v > 0 {
+			return "+" + s
+		}
+		return s
+	}
 	if v != 0 && math.Abs(v) < 0.5*math.Pow(10, -float64(prec)) {
 		prec++
 	}
@@ -79,6 +91,8 @@ func Number(v float64) string {
 	switch {
 	case a == 0:
 		return "0"
+	case a >= huge:
+		return strconv.FormatFloat(v, 'g', 4, 64)
 	case a >= 1000:
 		s = strconv.FormatFloat(v, 'f', 0, 64)
 		return groupThousands(s)
@@ -121,7 +135,7 @@ func Value(v float64, unit string) string {
 		}
 		return strconv.FormatFloat(v*100, 'f', 2, 64) + " %"
 	case "count":
-		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) || math.Abs(v) >= huge {
 			return Number(v)
 		}
 		return groupThousands(strconv.FormatFloat(v, 'f', 0, 64))

@@ -19,6 +19,11 @@ func TestPercent(t *testing.T) {
 		{150, "+150.0 %"},
 		{math.NaN(), "n/a"},
 		{math.Inf(1), "+∞ %"},
+		// Huge finite changes (from values near the float64 limit) are
+		// short, not 309 digits.
+		{4.6e305, "+4.6e+305 %"},
+		{-2.5e6, "-2.5e+06 %"},
+		{999999, "+999999.0 %"},
 	}
 	for _, tt := range tests {
 		if got := Percent(tt.in); got != tt.want {
@@ -57,6 +62,9 @@ func TestValue(t *testing.T) {
 		{0.00012, "s", "0.00012 s"},
 		{math.NaN(), "ms", "n/a ms"},
 		{-1500, "", "-1,500"},
+		{1.7e308, "ms", "1.7e+308 ms"},
+		{3e18, "count", "3e+18"},
+		{999999999999999, "tok/s", "999,999,999,999,999 tok/s"},
 	}
 	for _, tt := range tests {
 		if got := Value(tt.v, tt.unit); got != tt.want {

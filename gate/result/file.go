@@ -70,8 +70,16 @@ func describeJSONError(data []byte, err error) error {
 	return fmt.Errorf("line %d: %w", line, err)
 }
 
+// MaxValue bounds every metric value a result file may hold. No
+// measurement comes near it (a year is 3.2e10 ms; 1e15 tokens/s is absurd),
+// while values near the float64 limit (1.7e308, from a corrupted or hostile
+// file) overflow to +Inf in the first mean or ratio and used to crash report
+// writing with "json: unsupported value: +Inf". Such a file is invalid data.
+const MaxValue = 1e15
+
 // Validate checks the invariants every reader relies on: the schema, a cell
-// name and hash, and finite, non-negative metric values.
+// name and hash, and finite, non-negative metric values of at most
+// MaxValue.
 func (r *Result) Validate() error {
 	if r.Schema != Schema {
 		return fmt.Errorf("schema is %q, want %q", r.Schema, Schema)
@@ -96,8 +104,8 @@ func (r *Result) Validate() error {
 		sort.Strings(ids)
 		for _, id := range ids {
 			v := t.Values[id]
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return fmt.Errorf("trials[%d].values[%q] = %v: metric values must be finite and non-negative", i, id, v)
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxValue {
+				return fmt.Errorf("trials[%d].values[%q] = %v: metric values must be finite, non-negative and at most %g", i, id, v, MaxValue)
 			}
 		}
 		if t.Completed < 0 || t.Failed < 0 {

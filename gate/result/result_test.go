@@ -73,7 +73,9 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"wrong schema", `{"schema": "perfgate.result/v9"}`, "unsupported schema"},
 		{"wrong type", "{\"schema\": \"perfgate.result/v1\",\n\"trials\": 5}", "line 2"},
 		{"no cell", `{"schema": "perfgate.result/v1", "workload": {"hash": "x"}}`, "workload.cell is empty"},
-		{"negative", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "trials": [{"values": {"qpm": -1}}]}`, "finite and non-negative"},
+		{"negative", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "trials": [{"values": {"qpm": -1}}]}`, "finite, non-negative"},
+		// Issue 14, defect 16: 1.7e308 crashed report writing with +Inf.
+		{"absurd", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "trials": [{"values": {"ttft_ms.p99": 1.7e308}}]}`, `trials[0].values["ttft_ms.p99"] = 1.7e+308: metric values must be finite, non-negative and at most 1e+15`},
 	}
 	for _, c := range cases {
 		_, err := Unmarshal("f.json", []byte(c.data))

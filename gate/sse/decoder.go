@@ -18,8 +18,10 @@ import (
 	"io"
 )
 
-// DefaultMaxEventSize bounds one event (all its lines together). A longer
-// event is an error rather than unbounded memory growth.
+// DefaultMaxEventSize bounds one event (all its lines together, without
+// their terminators). A longer event is an error rather than unbounded
+// memory growth, and the limit is hard: an event of the limit plus one byte
+// fails however the bytes arrive (one read, many reads, one line or many).
 const DefaultMaxEventSize = 16 << 20
 
 // initialBuffer is small on purpose: a streaming token event is a few hundred
@@ -56,6 +58,9 @@ type Decoder struct {
 	ev      Event
 	data    []byte // joined data of the current event
 	hasData bool
+	// size is the bytes of the current event's lines so far (terminators
+	// not counted): the limit is on what the event makes the decoder hold.
+	size int
 }
 
 // NewDecoder returns a decoder reading from r.
@@ -80,6 +85,7 @@ func (d *Decoder) Next() bool {
 	d.ev = Event{}
 	d.data = d.data[:0]
 	d.hasData = false
+	d.size = 0
 	for {
 		line, ok := d.line()
 		if !ok {
@@ -91,10 +97,15 @@ func (d *Decoder) Next() bool {
 			return d.finish()
 		}
 		if len(line) == 0 {
+			d.size = 0
 			if d.finish() {
 				return true
 			}
 			continue
+		}
+		if d.size += len(line); d.size > d.max {
+			d.tooLarge()
+			return false
 		}
 		d.field(line)
 	}
@@ -172,8 +183,10 @@ func (d *Decoder) line() (line []byte, ok bool) {
 			d.start = d.end
 			return avail, true
 		}
-		if d.end-d.start+len(d.data) > d.max {
-			d.err = fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, d.max)
+		// avail is the start of one line without its end yet: stop
+		// buffering as soon as it cannot fit in the event.
+		if d.size+len(avail) > d.max {
+			d.tooLarge()
 			return nil, false
 		}
 		if err := d.fill(); err != nil {
@@ -181,6 +194,11 @@ func (d *Decoder) line() (line []byte, ok bool) {
 			return nil, false
 		}
 	}
+}
+
+func (d *Decoder) tooLarge() {
+	d.err = fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, d.max)
+	d.ev, d.data, d.hasData = Event{}, d.data[:0], false
 }
 
 // indexEOL finds the first CR or LF. Two IndexByte calls (vectorised)

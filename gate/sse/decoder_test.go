@@ -92,6 +92,57 @@ func TestDecoderTooLarge(t *testing.T) {
 	}
 }
 
+// TestDecoderLimitIsHard is issue 14's defect 16: the limit was checked
+// only before a read, so an event arriving in one large read (a 20 MiB
+// event against the 16 MiB default), the last line of an event, or the
+// last line of the stream slipped past it. An event of exactly the limit
+// passes; one byte more fails, however the bytes arrive.
+func TestDecoderLimitIsHard(t *testing.T) {
+	const limit = 1000
+	line := func(n int) string { return "data: " + strings.Repeat("x", n-len("data: ")) }
+	readers := map[string]func(string) io.Reader{
+		"one read":   func(s string) io.Reader { return strings.NewReader(s) },
+		"byte reads": func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) },
+		"half reads": func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
+	}
+	cases := []struct {
+		name   string
+		stream string
+		ok     bool
+	}{
+		{"at the limit", line(limit) + "\n\n", true},
+		{"one byte over", line(limit+1) + "\n\n", false},
+		{"two lines over together", line(600) + "\n" + line(401) + "\n\n", false},
+		{"two lines at the limit", line(600) + "\n" + line(400) + "\n\n", true},
+		{"last line of the stream", line(limit + 1), false},
+		{"comments count", ":" + strings.Repeat("c", 600) + "\n" + line(401) + "\n\n", false},
+		{"each event on its own", line(limit) + "\n\n" + line(limit) + "\n\n", true},
+	}
+	for rname, reader := range readers {
+		for _, c := range cases {
+			d := NewDecoder(reader(c.stream))
+			d.SetMaxEventSize(limit)
+			n := 0
+			for d.Next() {
+				n++
+			}
+			tooLarge := errors.Is(d.Err(), ErrEventTooLarge)
+			if c.ok && (tooLarge || n == 0) || !c.ok && !tooLarge {
+				t.Errorf("%s, %s: %d events, err %v", c.name, rname, n, d.Err())
+			}
+		}
+	}
+}
+
+// TestDecoderDefaultLimit: with the default limit, a 20 MiB event is an
+// error even when it arrives in one read.
+func TestDecoderDefaultLimit(t *testing.T) {
+	d := NewDecoder(strings.NewReader("data: " + strings.Repeat("y", 20<<20) + "\n\n"))
+	if d.Next() || !errors.Is(d.Err(), ErrEventTooLarge) {
+		t.Fatalf("20 MiB event: Err = %v", d.Err())
+	}
+}
+
 func TestDecoderReadError(t *testing.T) {
 	boom := errors.New("connection reset")
 	r := io.MultiReader(strings.NewReader("data: a\n\ndata: b"), iotest.ErrReader(boom))

@@ -86,11 +86,15 @@ func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, 
 
 // scale converts a test-scale difference to the reported scale: percent
 // for relative metrics, percentage points for absolute ones.
+//
+// A relative change beyond e^709 (a baseline of 1e-300 against a candidate
+// of 1e15) overflows to +Inf, which the comparison's JSON cannot carry: it
+// is capped at the largest float64, which reports as "+1.8e+308 %".
 func (pc *pendingCell) scale(x float64) float64 {
 	if pc.cell.Absolute {
 		return 100 * x
 	}
-	return 100 * math.Expm1(x)
+	return math.Max(-math.MaxFloat64, math.Min(100*math.Expm1(x), math.MaxFloat64))
 }
 
 // decide tests every cell, applies Holm within the gated family (once for

@@ -1,13 +1,14 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"gopkg.in/yaml.v3"
 )
 
@@ -160,12 +161,19 @@ func (d *decoder) integer(n *yaml.Node, key string, lo, hi int) int {
 	if !d.scalar(n, key) {
 		return 0
 	}
-	if n.ShortTag() != "!!int" {
+	// YAML tags 08 and 09 as floats (they are not octal): let intLiteral
+	// explain the leading zero instead of "must be an integer".
+	tag := n.ShortTag()
+	if tag != "!!int" && !(tag == "!!float" && strings.Trim(n.Value, "0123456789_+-") == "") {
 		d.errorf(n.Line, "%s must be an integer, got %s", key, describe(n))
 		return 0
 	}
-	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	if err != nil || v < int64(lo) || v > int64(hi) {
+	v, err := intLiteral(n.Value)
+	if err != nil {
+		d.errorf(n.Line, "%s: %v", key, err)
+		return 0
+	}
+	if v < int64(lo) || v > int64(hi) {
 		d.errorf(n.Line, "%s must be an integer in [%d, %d], got %s", key, lo, hi, n.Value)
 		return 0
 	}
@@ -183,7 +191,12 @@ func (d *decoder) number(n *yaml.Node, key, want string, ok func(float64) bool) 
 		d.errorf(n.Line, "%s must be a number %s, got %s", key, want, describe(n))
 		return 0
 	}
-	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	v, err := floatLiteral(n.Value)
+	var style *styleError
+	if errors.As(err, &style) {
+		d.errorf(n.Line, "%s: %v", key, err)
+		return 0
+	}
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || !ok(v) {
 		d.errorf(n.Line, "%s must be a number %s, got %s", key, want, n.Value)
 		return 0
@@ -242,34 +255,19 @@ func (d *decoder) list(n *yaml.Node, key string) []*yaml.Node {
 	return []*yaml.Node{n}
 }
 
-var tolerancePattern = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*(%|pp)$`)
-
-// tolerance decodes "3%" (a relative fraction, 0.03) or, for metrics in
-// ratio units, "0.5pp" (absolute percentage points, 0.005). Bare numbers
-// are refused: "3" could mean 3 % or 300 %.
+// tolerance decodes a gate rule's tolerance with metrics.ParseTolerance,
+// the one reading of a tolerance shared with perfgate.yaml: "3%" (0.03),
+// "0.5pp" for ratio metrics (0.005), or a bare fraction below 1 ("0.03").
 func (d *decoder) tolerance(n *yaml.Node, ratio bool) float64 {
 	if !d.scalar(n, "tolerance") {
 		return 0
 	}
-	m := tolerancePattern.FindStringSubmatch(strings.TrimSpace(n.Value))
-	want := "a percentage such as 3%"
-	if ratio {
-		want = "percentage points such as 0.5pp (the metric is a ratio)"
-	}
-	if m == nil {
-		d.errorf(n.Line, "tolerance must be %s, got %s", want, describe(n))
+	v, err := metrics.ParseTolerance(n.Value, ratio)
+	if err != nil {
+		d.errorf(n.Line, "tolerance: %v", err)
 		return 0
 	}
-	if (m[2] == "pp") != ratio {
-		d.errorf(n.Line, "tolerance must be %s, got %s", want, n.Value)
-		return 0
-	}
-	v, _ := strconv.ParseFloat(m[1], 64)
-	if v <= 0 || v > 100 {
-		d.errorf(n.Line, "tolerance must be in (0, 100]%s, got %s", m[2], n.Value)
-		return 0
-	}
-	return v / 100
+	return v
 }
 
 func itoa(v int) string     { return strconv.Itoa(v) }

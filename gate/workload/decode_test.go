@@ -28,6 +28,9 @@ func TestValueSyntax(t *testing.T) {
 		{"", "gate: [{metric: output_throughput, tolerance: 2.5%}]\n", func(f *File) bool { return f.Gate[0].Tolerance == 0.025 }},
 		{"", "gate: [{metric: goodput_ratio, tolerance: 0.5 pp}]\n", func(f *File) bool { return f.Gate[0].Tolerance == 0.005 }},
 		{"", "gate: [{metric: e2el_ms.p99.9, tolerance: 100%}]\n", func(f *File) bool { return f.Gate[0].Tolerance == 1 }},
+		// A bare fraction, perfgate.yaml's form, means the same here.
+		{"", "gate: [{metric: output_throughput, tolerance: 0.025}]\n", func(f *File) bool { return f.Gate[0].Tolerance == 0.025 }},
+		{"", "gate: [{metric: goodput_ratio, tolerance: 0.005}]\n", func(f *File) bool { return f.Gate[0].Tolerance == 0.005 }},
 		{"", "warmups: 0\n", func(f *File) bool { return f.Warmups == 0 }},
 		{"", "", func(f *File) bool {
 			return f.Warmups == 4 && f.Trials == TrialBudget{5, 10} && f.Load.Concurrency[0] == 0

@@ -202,6 +202,17 @@ func (d *decoder) name(v *yaml.Node, line int, f *File) {
 	}
 }
 
+// MinRate and MaxRate bound a finite load.rate. The schedule puts the last
+// arrival at requests/rate seconds, so a tiny rate (1e-300) overflowed the
+// arrival offsets into negative durations; with at most a million requests,
+// MinRate keeps the schedule under 32 years, far inside a time.Duration, and
+// anything slower than one request per 1000 s is no benchmark. Above
+// MaxRate, write inf (everything at once) instead.
+const (
+	MinRate = 0.001
+	MaxRate = 1e6
+)
+
 func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 	l := &f.Load
 	l.Burstiness = 1
@@ -227,6 +238,9 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 			seen := map[float64]bool{}
 			for _, item := range d.list(v, "load.rate") {
 				r := d.positiveOrInf(item, "load.rate")
+				if r != 0 && !math.IsInf(r, 1) && (r < MinRate || r > MaxRate) {
+					d.errorf(item.Line, "load.rate must be in [%s, %s] requests/s or inf, got %s", ftoa(MinRate), ftoa(MaxRate), item.Value)
+				}
 				if seen[r] {
 					d.errorf(item.Line, "load.rate: %s appears twice in the sweep", item.Value)
 				}

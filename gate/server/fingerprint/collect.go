@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/perfgate/perfgate/gate/redact"
 )
@@ -80,6 +81,14 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 	}
 	fp = map[string]string{}
 	set := func(k, v string) {
+		// One line per value: tools and servers may print CR, LF or
+		// other control characters inside what should be a label.
+		v = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, v)
 		if v = strings.TrimSpace(v); v != "" {
 			fp[k] = v
 		}
@@ -171,7 +180,9 @@ func gpus(ctx context.Context, run Runner, fp map[string]string) error {
 		var vals []string
 		seen := map[string]bool{}
 		for _, row := range rows {
-			v := strings.TrimSpace(row[col])
+			// A quoted CSV field may hold line breaks; a fingerprint value
+			// is one line (compared key by key, printed in reports).
+			v := strings.Join(strings.Fields(row[col]), " ")
 			if v == "" || strings.HasPrefix(v, "[N/A]") || strings.HasPrefix(v, "[Not Supported]") || seen[v] {
 				continue
 			}
