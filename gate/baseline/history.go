@@ -205,8 +205,8 @@ func (h *HistoryLine) validate() error {
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			if v := t[id]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("trials[%d][%q] = %v: metric values must be finite and non-negative", j, id, v)
+			if v := t[id]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > result.MaxValue {
+				return fmt.Errorf("trials[%d][%q] = %v: metric values must be finite, non-negative and at most %g, as in result files", j, id, v, result.MaxValue)
 			}
 		}
 	}

@@ -62,6 +62,7 @@ func TestParseHistoryErrorsNameTheLine(t *testing.T) {
 		{"future schema", `{"schema":"perfgate.history/v9","workload_hash":"h"}`, "unsupported history schema"},
 		{"no hash", `{"trials":[]}`, "workload_hash is empty"},
 		{"negative", `{"workload_hash":"h","trials":[{"tpot_ms.p50":-1}]}`, "non-negative"},
+		{"huge", `{"workload_hash":"h","trials":[{"tpot_ms.p50":1e300}]}`, "at most 1e+15"},
 	} {
 		_, err := ParseHistory("x.jsonl", []byte(tc.data))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
