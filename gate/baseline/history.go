@@ -42,6 +42,9 @@ type HistoryLine struct {
 	RulesHash string `json:"rules_hash,omitempty"`
 	// Warnings are the caveats recorded at promotion (--accept-noisy).
 	Warnings []string `json:"warnings,omitempty"`
+	// Accepted says why the promotion's change of level was accepted
+	// (--accept-change); the drift guard's window starts at or after it.
+	Accepted string `json:"accepted,omitempty"`
 }
 
 // Summary is one metric of one session: N trials, their Mean and
@@ -108,6 +111,7 @@ func historyLine(b *result.Result) HistoryLine {
 		Fingerprint:   b.Fingerprint,
 		RulesHash:     b.Provenance.RulesHash,
 		Warnings:      b.Provenance.Warnings,
+		Accepted:      b.Provenance.Accepted,
 	}
 	for _, t := range b.ValidTrials() {
 		line.Trials = append(line.Trials, t.Values)

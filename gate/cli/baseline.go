@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,6 +35,7 @@ type baselineUpdateOptions struct {
 	req                 baseline.Requirements
 	configFile          string
 	acceptNoisy         bool
+	acceptChange        string
 }
 
 func newBaselineUpdateCmd(s *Streams) *cobra.Command {
@@ -72,6 +74,7 @@ baseline change is a reviewed diff.`,
 	f.Float64Var(&o.req.MaxInvalidShare, "max-invalid-share", o.req.MaxInvalidShare, "largest share of invalid trials a cell may have")
 	f.StringVar(&o.configFile, "config", "", "configuration file whose gate rules are stored with the baseline (default "+config.DefaultFile+" when it exists)")
 	f.BoolVar(&o.acceptNoisy, "accept-noisy", false, "promote a run whose spread is far above usual, recording a warning with it")
+	f.StringVar(&o.acceptChange, "accept-change", "", "record why this promotion's change of level is accepted: the drift guard never compares across it")
 	return cmd
 }
 
@@ -106,6 +109,7 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		GitRef:     baselineOrEnv(o.gitRef, "GITHUB_REF"),
 		PromotedAt: time.Now().UTC().Truncate(time.Second),
 		How:        "perfgate baseline update --from " + o.from,
+		Accepted:   strings.TrimSpace(o.acceptChange),
 	}
 	paths, err := store.Update(o.profile, runs, prov, o.req)
 	if err != nil {

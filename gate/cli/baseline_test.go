@@ -30,7 +30,7 @@ func TestBaselineUpdateThenCompare(t *testing.T) {
 		t.Error(err)
 	}
 	// The promoted baselines compare cleanly with the same run.
-	code, out, errs = runCLI("compare", "--baseline", filepath.Join(store, "sim-fast"), "--candidate", from)
+	code, out, errs = runCLI("compare", "--baseline", filepath.Join(store, "sim-fast"), "--candidate", from, "--assumed-between", "0")
 	if code != ExitPass {
 		t.Errorf("compare with promoted baseline: exit %d\n%s%s", code, out, errs)
 	}

@@ -25,6 +25,9 @@ type compareOptions struct {
 	configFile          string
 	allowMissing        bool
 	allowMismatch       bool
+	// assumedBetween is --assumed-between; betweenSet says it was given.
+	assumedBetween float64
+	betweenSet     bool
 }
 
 // newCompareCmd builds `perfgate compare`: judge saved results against
@@ -45,13 +48,21 @@ Exit status: 0 pass (improvements included), 1 regression, 2 invalid input
 baseline without --allow-missing, a different GPU or model without
 --allow-mismatch), 4 inconclusive.
 
-The policy (policy.alpha, policy.gated, policy.tolerances) is read from
-perfgate.yaml (or --config) and PERFGATE_POLICY_* as perfgate gate reads it,
-so compare and gate --from judge the same files alike. Results written by a
-gate that took extra looks are judged at the look they record, at that
-look's share of alpha.`,
+The policy (policy.alpha, policy.gated, policy.tolerances,
+policy.assumed_between) is read from perfgate.yaml (or --config) and
+PERFGATE_POLICY_* as perfgate gate reads it, so compare and gate --from judge
+the same files alike. Results written by a gate that took extra looks are
+judged at the look they record, at that look's share of alpha.
+
+Several baseline files of one workload cell are several server sessions of
+one baseline (a history segment): their level is the mean of the sessions
+and their spread measures the between-session noise. Without such sessions
+or a calibration the documented default between-session noise is assumed
+(--assumed-between, or policy.assumed_between, overrides it; 0 when both
+runs share one session).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.betweenSet = cmd.Flags().Changed("assumed-between")
 			return runCompare(s, o)
 		},
 	}
@@ -63,6 +74,7 @@ look's share of alpha.`,
 	f.StringVarP(&o.out, "out", "o", "", "write the report to this file instead of standard output")
 	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline (default: fail closed)")
 	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare despite a different GPU model or count or served model")
+	f.Float64Var(&o.assumedBetween, "assumed-between", 0, "between-session CV (a fraction, 0.02 = 2 %) assumed for every metric when not calibrated (default: the documented per-metric defaults)")
 	return cmd
 }
 
@@ -78,11 +90,11 @@ func runCompare(s *Streams, o compareOptions) error {
 	default:
 		return exitf(ExitInvalid, "--format %q: want text, markdown or json", o.format)
 	}
-	base, basePaths, err := compareLoad("--baseline", o.baseline)
+	base, basePaths, err := compareLoad("--baseline", o.baseline, true)
 	if err != nil {
 		return err
 	}
-	cand, candPaths, err := compareLoad("--candidate", o.candidate)
+	cand, candPaths, err := compareLoad("--candidate", o.candidate, false)
 	if err != nil {
 		return err
 	}
@@ -98,6 +110,15 @@ func runCompare(s *Streams, o compareOptions) error {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	p.AllowMissing, p.AllowMismatch = o.allowMissing, o.allowMismatch
+	if p.Noise, err = noisePriors(o.baseline, base, s.Err); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	if o.betweenSet {
+		if !(o.assumedBetween >= 0 && o.assumedBetween < 1) {
+			return exitf(ExitInvalid, "--assumed-between %v: must be a fraction in [0, 1) (0.02 = 2 %%)", o.assumedBetween)
+		}
+		p.AssumedBetween = map[string]float64{"*": o.assumedBetween}
+	}
 	// Results of a gate that took extra looks are judged at that gate's
 	// look alpha, as gate --from judges them (verdict.LookOf).
 	c, err := verdict.Compare(base, cand, p, verdict.LookOf(cand, p))
@@ -130,7 +151,11 @@ func runCompare(s *Streams, o compareOptions) error {
 // result files, or an output directory with results/). Every error names
 // the file; a result without trials is refused here, since it can only
 // ever be "not compared".
-func compareLoad(flag, path string) ([]*result.Result, map[string]string, error) {
+// compareLoad reads one arm's result files. Two files of one cell are an
+// error in the candidate (merge shards first); in the baseline they are
+// sessions of one baseline (sessions set), and the path kept for the
+// report is the last one read.
+func compareLoad(flag, path string, sessions bool) ([]*result.Result, map[string]string, error) {
 	srcs, err := merge.Read([]string{path})
 	if err != nil {
 		return nil, nil, exitf(ExitInvalid, "%s: %w", flag, err)
@@ -141,7 +166,7 @@ func compareLoad(flag, path string) ([]*result.Result, map[string]string, error)
 		if len(src.Result.Trials) == 0 {
 			return nil, nil, exitf(ExitInvalid, "%s: %s: no trials in the result file", flag, src.Path)
 		}
-		if prev, dup := paths[src.Result.Workload.Cell]; dup {
+		if prev, dup := paths[src.Result.Workload.Cell]; dup && !sessions {
 			return nil, nil, exitf(ExitInvalid, "%s: %s and %s both hold workload cell %q (run perfgate merge first)", flag, prev, src.Path, src.Result.Workload.Cell)
 		}
 		paths[src.Result.Workload.Cell] = src.Path

@@ -83,15 +83,19 @@ func TestCompareExitCodes(t *testing.T) {
 		stdout string // substring of the first line of stdout
 		stderr string
 	}{
-		{"same", cand("same", nil), nil, ExitPass, "PASS", ""},
+		// Without calibration the documented between-session noise keeps
+		// an unchanged build undecided at 3 % tolerances.
+		{"same, not calibrated", cand("same", nil), nil, ExitInconclusive, "INCONCLUSIVE", ""},
+		{"same, one session", cand("same1", nil), []string{"--assumed-between", "0"}, ExitPass, "PASS", ""},
+		{"bad assumed-between", cand("same2", nil), []string{"--assumed-between", "2"}, ExitInvalid, "", "--assumed-between 2"},
 		{"tpot regression", cand("slow", func(a, b *result.Result) { *b = *compareTestResult("b", 5, 1.3) }), nil, ExitRegression, "REGRESSION in b: TPOT p50 +30", ""},
-		{"tpot improvement", cand("fast", func(a, b *result.Result) { *b = *compareTestResult("b", 5, 0.7) }), nil, ExitPass, "PASS", ""},
+		{"tpot improvement", cand("fast", func(a, b *result.Result) { *b = *compareTestResult("b", 5, 0.7) }), []string{"--assumed-between", "0"}, ExitPass, "PASS", ""},
 		{"one trial each, small change", "", nil, ExitInconclusive, "INCONCLUSIVE", ""},
 		{"workload changed", cand("changed", func(a, b *result.Result) { b.Workload.Hash = "new" }), nil, ExitInvalid, "INVALID", "workload changed since the baseline; re-baseline"},
 		{"missing baseline", cand("extra", func(a, b *result.Result) { b.Workload.Cell = "c" }), nil, ExitInvalid, "INVALID", "c: no baseline"},
-		{"missing baseline allowed", cand("extra2", func(a, b *result.Result) { b.Workload.Cell = "c" }), []string{"--allow-missing"}, ExitPass, "PASS", ""},
+		{"missing baseline allowed", cand("extra2", func(a, b *result.Result) { b.Workload.Cell = "c" }), []string{"--allow-missing", "--assumed-between", "0"}, ExitPass, "PASS", ""},
 		{"gpu differs", cand("gpu", func(a, b *result.Result) { a.Fingerprint["gpu.name"] = "other" }), nil, ExitInvalid, "INVALID", `gpu.name "sim" vs "other"`},
-		{"gpu differs allowed", cand("gpu2", func(a, b *result.Result) { a.Fingerprint["gpu.name"] = "other" }), []string{"--allow-mismatch"}, ExitPass, "PASS", ""},
+		{"gpu differs allowed", cand("gpu2", func(a, b *result.Result) { a.Fingerprint["gpu.name"] = "other" }), []string{"--allow-mismatch", "--assumed-between", "0"}, ExitPass, "PASS", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -70,7 +70,7 @@ workload and trials.budget overall; the family-wise error bound covers every
 look). It writes to the output directory:
 
   results/<cell>.json   one result file per workload cell
-  comparison.json       the complete comparison (schema perfgate.comparison/v1)
+  comparison.json       the complete comparison (schema perfgate.comparison/v2)
   report.md             the full markdown report
   comment.md            the PR comment (trimmed to GitHub's size limit)
   report.txt            the terminal report
@@ -131,6 +131,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	baseDir := filepath.Join(cfg.Baselines, cfg.Profile)
 	baselines, err := gateBaselines(baseDir)
 	if err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	if policy.Noise, err = noisePriors(baseDir, baselines, s.Err); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	hist, baselines, err := gateHistoryBefore(ctx, cfg, o, &policy, baselines)

@@ -28,11 +28,14 @@ type gateHistory struct {
 
 // gateHistoryBefore prepares a gate run from the history: it refuses a
 // baseline re-recorded inside the pull request (unless allowed), picks
-// each cell's baseline (the merge base's history entry when there is one,
-// else the newest), sets the trusted rules and the noise known from
-// calibration and history (pooled, see history.Combine) on the policy, and
-// notes baselines noisier than usual. It returns the
-// baselines to judge against.
+// each cell's baseline session (the merge base's history entry when there
+// is one, else the newest) and returns, as the baseline arm, the sessions
+// of the history's current segment that ends there (see
+// history.SegmentBaselines); it sets the trusted rules on the policy and
+// notes baselines noisier than usual. p.Noise holds the calibration
+// (noisePriors) on entry; the history's own priors are not added, since
+// the segment's sessions are in the arm and the verdict estimates their
+// between-session spread itself (adding both would count them twice).
 func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p *verdict.Policy, baselines []*result.Result) (*gateHistory, []*result.Result, error) {
 	g := &gateHistory{cells: map[string]*history.Cell{}, ref: history.Reference{Days: cfg.History.ReferenceDays, Runs: cfg.History.ReferenceRuns}}
 	store := baseline.Store{Root: cfg.Baselines}
@@ -49,25 +52,11 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 	for _, c := range cells {
 		g.cells[c.Name] = c
 	}
-	current := map[string]string{}
-	for _, b := range baselines {
-		current[b.Workload.Cell] = b.Workload.Hash
-	}
-	calib, stale, calibPath, err := store.CalibrationPriors(cfg.Profile, current)
-	if err != nil {
-		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, cell := range stale {
-		g.warnings = append(g.warnings, fmt.Sprintf("the calibration in %s of %s is for another version of the workload: not used; run perfgate calibrate again", calibPath, cell))
-	}
+	calib := p.Noise
 	p.Trusted = map[string][]verdict.Rule{}
-	p.Noise = verdict.Priors{}
-	for cell, m := range calib {
-		p.Noise[cell] = m
-	}
 	ancestor := gateAncestry(ctx, mergeBase)
 	chosen := map[string]string{} // cell -> how its baseline was chosen
-	var judged []*result.Result
+	var judged, picked []*result.Result
 	for _, b := range baselines {
 		name := b.Workload.Cell
 		if b.Provenance != nil {
@@ -80,43 +69,70 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		}
 		c := g.cells[name]
 		if c == nil || len(c.Sessions) == 0 {
-			judged = append(judged, b)
+			judged, picked = append(judged, b), append(picked, b)
 			continue
 		}
 		at, how := gatePickSession(c, mergeBase, ancestor)
 		chosen[name] = how
+		one := b
 		if rs := c.Results(b, at, at); len(rs) == 1 {
-			b = rs[0]
+			one = rs[0]
 		}
-		judged = append(judged, b)
-		rules, _ := p.Resolve(b.Workload.Spec)
-		var gated []string
-		for id, r := range rules {
-			if r.Gated {
-				gated = append(gated, id)
+		picked = append(picked, one)
+		gated := gatedOf(p, one)
+		rs, seg := c.SegmentBaselines(b, gated, at, history.DefaultDetector())
+		rs = gateRecent(rs, one, cfg.History.ReferenceDays)
+		judged = append(judged, rs...)
+		if len(rs) > 1 {
+			from := seg.To - len(rs) + 1
+			msg := fmt.Sprintf("the baseline of %s is the %d sessions %s", name, len(rs), c.Describe(from, seg.To))
+			if seg.After != nil && seg.After.Session == from {
+				msg += fmt.Sprintf(", since the step of %s at %s", seg.After.Metric, short7(seg.After.Commit))
 			}
+			g.warnings = append(g.warnings, msg)
 		}
-		sort.Strings(gated)
-		if seg, ok := c.CurrentSegment(gated, at, history.DefaultDetector()); ok {
-			for id, pr := range c.Priors(seg.From, seg.To) {
-				if p.Noise[name] == nil {
-					p.Noise[name] = map[string]verdict.Prior{}
-				}
-				p.Noise[name][id] = history.Combine(p.Noise[name][id], pr)
-			}
-		}
-		for _, n := range history.CheckNoise(b, c, calib[name], gated, *p) {
+		for _, n := range history.CheckNoise(one, c, calib[name], gated, *p) {
 			g.warnings = append(g.warnings, "the baseline is noisier than usual: "+n.String())
 		}
-	}
-	if len(p.Noise) == 0 {
-		p.Noise = nil // nil: nothing known, the verdict's documented default applies
 	}
 	if len(p.Trusted) == 0 {
 		p.Trusted = nil
 	}
-	g.warnings = append(g.warnings, gateBaselineNames(judged, chosen, mergeBase)...)
+	g.warnings = append(g.warnings, gateBaselineNames(picked, chosen, mergeBase)...)
 	return g, judged, nil
+}
+
+// gatedOf lists the metrics gated for b's cell, sorted.
+func gatedOf(p *verdict.Policy, b *result.Result) []string {
+	rules, _ := p.Resolve(b.Workload.Spec)
+	var gated []string
+	for id, r := range rules {
+		if r.Gated {
+			gated = append(gated, id)
+		}
+	}
+	sort.Strings(gated)
+	return gated
+}
+
+// gateRecent keeps the sessions promoted less than days before the
+// session judged against (the reference window's edge: older runs are the
+// drift guard's, not the baseline's); days 0 keeps them all.
+func gateRecent(rs []*result.Result, at *result.Result, days float64) []*result.Result {
+	if days <= 0 || at.Provenance == nil || at.Provenance.PromotedAt.IsZero() {
+		return rs
+	}
+	edge := at.Provenance.PromotedAt.Add(-time.Duration(days * float64(24*time.Hour)))
+	var out []*result.Result
+	for _, r := range rs {
+		if r.Provenance == nil || r.Provenance.PromotedAt.After(edge) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return rs[len(rs)-1:]
+	}
+	return out
 }
 
 // How a cell's baseline session was chosen (gatePickSession).
@@ -227,7 +243,7 @@ func (g *gateHistory) after(out *pipeline.Outcome, p verdict.Policy, bases []*re
 			continue
 		}
 		if from, to, ok := h.Window(r.StartedAt, g.ref); ok {
-			windows = append(windows, history.DriftWindow{Cell: h.Name, Name: h.Describe(from, to), Reference: history.Pool(h.Results(b, from, to))})
+			windows = append(windows, history.DriftWindow{Cell: h.Name, Name: h.Describe(from, to), Sessions: h.Results(b, from, to)})
 		}
 	}
 	d, err := history.CheckDrift(windows, out.Results, p)

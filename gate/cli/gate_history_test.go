@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/result"
 )
@@ -34,11 +35,13 @@ func newHistoryGate(t *testing.T, yaml string) *historyGate {
 }
 
 // promote records a 10-trial run of cell "a" whose TPOT is factor times
-// the usual, as commit sha, with the default gate rules.
-func (h *historyGate) promote(sha string, factor float64) {
+// the usual, as commit sha, with the default gate rules (or those of the
+// configuration file in extra's --config).
+func (h *historyGate) promote(sha string, factor float64, extra ...string) {
 	h.t.Helper()
 	from := writeResult(h.t, filepath.Join(h.dir, "run-"+sha, "a.json"), compareTestResult("a", 10, factor))
-	if code, _, errs := runCLI("baseline", "update", "--from", from, "--profile", "p", "--baselines", h.store, "--git-sha", sha, "--git-ref", "refs/heads/main"); code != ExitPass {
+	args := append([]string{"baseline", "update", "--from", from, "--profile", "p", "--baselines", h.store, "--git-sha", sha, "--git-ref", "refs/heads/main"}, extra...)
+	if code, _, errs := runCLI(args...); code != ExitPass {
 		h.t.Fatalf("promote %s: %s", sha, errs)
 	}
 }
@@ -59,13 +62,20 @@ func sha(c byte) string { return strings.Repeat(string(c), 40) }
 // A PR that raises its tolerance to 50 % still fails on a 10 %
 // regression, and the comment says the looser rule was ignored.
 func TestGateAppliesTheBaselinesStricterRules(t *testing.T) {
+	// Six nights of history, so the baseline's between-session noise is
+	// known and a 10 % change is decidable.
 	h := newHistoryGate(t, "policy:\n  tolerances: {tpot_ms.p50: 0.5}\n")
-	// Control: a baseline without stored rules lets the loosened rule pass.
-	writeResult(t, filepath.Join(h.store, "p", "a.json"), compareTestResult("a", 10, 1))
-	if code, comment, errs := h.gate(1.10); code == ExitRegression {
-		t.Fatalf("without stored rules: exit %d, want the 50 %% tolerance to let 10 %% pass\n%s%s", code, comment, errs)
+	// Control: baselines promoted under the loose rule itself let 10 % pass.
+	for i := 0; i < 6; i++ {
+		h.promote(sha(byte('a'+i)), 1, "--config", h.cfg)
 	}
-	h.promote(sha('a'), 1)
+	if code, comment, errs := h.gate(1.10); code != ExitPass || !strings.Contains(comment, "Pass") {
+		t.Fatalf("loose rule promoted from the trusted side: exit %d, want a pass\n%s%s", code, comment, errs)
+	}
+	h.store = filepath.Join(h.dir, "trusted")
+	for i := 0; i < 6; i++ {
+		h.promote(sha(byte('a'+i)), 1)
+	}
 	code, comment, errs := h.gate(1.10)
 	if code != ExitRegression {
 		t.Fatalf("exit %d, want 1\n%s%s", code, comment, errs)
@@ -199,5 +209,25 @@ func TestGatePickSession(t *testing.T) {
 	}
 	if at, how := gatePickSession(c, sha('e'), func(string) bool { return false }); at != 2 || how != pickedNewest {
 		t.Errorf("no ancestor known: %d %s", at, how)
+	}
+}
+
+// A change of level promoted with --accept-change is not drift: the gate
+// after it passes, and the history line says why.
+func TestGateDriftGuardRespectsAnAcceptedChange(t *testing.T) {
+	h := newHistoryGate(t, "")
+	for i := 0; i < 4; i++ {
+		h.promote(sha(byte('a'+i)), 1)
+	}
+	h.promote(sha('e'), 1.10, "--accept-change", "new scheduler: decode 10 % slower by design")
+	for i := 0; i < 4; i++ {
+		h.promote(sha(byte('f'+i)), 1.10)
+	}
+	if code, comment, errs := h.gate(1.10); code != ExitPass || strings.Contains(comment, "cumulative drift") || !strings.Contains(comment, "the 5 sessions") {
+		t.Errorf("after an accepted change: exit %d\n%s%s", code, comment, errs)
+	}
+	lines, err := baseline.Store{Root: h.store}.ReadHistory("p", "a")
+	if err != nil || lines[4].Accepted != "new scheduler: decode 10 % slower by design" {
+		t.Errorf("history line 5: %+v, %v", lines[4], err)
 	}
 }

@@ -43,6 +43,17 @@ func TestGatePolicy(t *testing.T) {
 		t.Errorf("unset policy: alpha %v and %d rules, want the verdict defaults %v and %d", p.Alpha, len(p.Rules), def.Alpha, len(def.Rules))
 	}
 
+	if p.AssumedBetween != nil {
+		t.Errorf("unset policy: assumed_between %v, want the documented defaults", p.AssumedBetween)
+	}
+	p, err = gatePolicy(load(t, "policy:\n  assumed_between: {\"*\": 0, ttft_ms.p99: 0.05}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.AssumedBetween["*"] != 0 || p.AssumedBetween["ttft_ms.p99"] != 0.05 || len(p.AssumedBetween) != 2 {
+		t.Errorf("assumed_between %v", p.AssumedBetween)
+	}
+
 	// Set explicitly: alpha, the gated list, and a tolerance.
 	p, err = gatePolicy(load(t, "policy:\n  alpha: 0.02\n  gated: [tpot_ms.p50, success_rate]\n  tolerances: {tpot_ms.p50: 0.05, ttft_ms.p99: 0.1}\n"))
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // --allow-missing and --allow-mismatch flags are the caller's to add.
 func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
 	c := l.Config.Policy
-	pc := verdict.PolicyConfig{Gated: c.Gated, Tolerances: c.Tolerances}
+	pc := verdict.PolicyConfig{Gated: c.Gated, Tolerances: c.Tolerances, AssumedBetween: c.AssumedBetween}
 	if l.Source("policy.alpha") != "default" {
 		pc.Alpha = c.Alpha
 	}
@@ -26,7 +26,7 @@ func gatePolicy(l *config.Loaded) (verdict.Policy, error) {
 	if err != nil {
 		// FromConfig's errors start with the key they are about.
 		key := "policy.alpha"
-		for _, k := range []string{"policy.gated", "policy.tolerances"} {
+		for _, k := range []string{"policy.gated", "policy.tolerances", "policy.assumed_between"} {
 			if strings.HasPrefix(err.Error(), k) {
 				key = k
 			}

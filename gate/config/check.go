@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/metrics"
@@ -109,6 +110,10 @@ func (c *checker) value(v *yaml.Node, s setting) {
 		}
 		c.errorf(v, s.key, "must be a list, got %s", describe(v))
 	case kindFloatMap:
+		if s.key == assumedBetweenKey {
+			c.betweenCVs(v, s.key)
+			return
+		}
 		c.tolerances(v, s.key)
 	default:
 		if v.Kind != yaml.ScalarNode {
@@ -161,6 +166,66 @@ func (c *checker) tolerances(v *yaml.Node, key string) {
 			c.errorf(val, id, "%v", err)
 		}
 	}
+}
+
+// assumedBetweenKey is the one map of the policy that is not of
+// tolerances: between-session CVs, keyed by metric id or "*", 0 allowed.
+const assumedBetweenKey = "policy.assumed_between"
+
+// betweenCVs checks policy.assumed_between: every key a known metric id or
+// "*", every value a CV (2%, 0.5pp or a bare fraction) in [0, 1).
+func (c *checker) betweenCVs(v *yaml.Node, key string) {
+	if v.Kind != yaml.MappingNode {
+		c.errorf(v, key, "must be a mapping of metric id (or \"*\") to a between-session CV (tpot_ms.p50: 2%%), got %s", describe(v))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if k.Kind != yaml.ScalarNode || (k.Value != "*" && !metricIDPattern.MatchString(k.Value)) {
+			c.errorf(k, key, "key %s is not a metric id such as tpot_ms.p50, nor \"*\"", describe(k))
+			continue
+		}
+		id := key + "." + k.Value
+		if seen[k.Value] {
+			c.errorf(k, id, "set twice")
+			continue
+		}
+		seen[k.Value] = true
+		if _, known := metrics.Lookup(k.Value); !known && k.Value != "*" {
+			c.errorf(k, id, "unknown metric id %q", k.Value)
+			continue
+		}
+		if val.Kind != yaml.ScalarNode {
+			c.errorf(val, id, "must be a CV such as 2%%, got %s", describe(val))
+			continue
+		}
+		if _, err := parseBetweenCV(val.Value); err != nil {
+			c.errorf(val, id, "%v", err)
+		}
+	}
+}
+
+// parseBetweenCV reads a between-session CV: "2%", "0.5pp" or a bare
+// fraction, at least 0 and below 1.
+func parseBetweenCV(text string) (float64, error) {
+	t := strings.TrimSpace(text)
+	scale := 1.0
+	for _, unit := range []string{"%", "pp"} {
+		if num, ok := strings.CutSuffix(t, unit); ok {
+			t, scale = strings.TrimSpace(num), 0.01
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a CV such as 2%% or 0.02", text)
+	}
+	f *= scale
+	if !(f >= 0 && f < 1) {
+		return 0, fmt.Errorf("%s: a between-session CV is at least 0 and below 1 (100%%)", text)
+	}
+	return f, nil
 }
 
 // parseScalar checks that text is a valid value of kind k (files and

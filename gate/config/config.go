@@ -21,6 +21,7 @@
 //	  alpha: 0.01                    # family-wise false-alarm bound per gate run
 //	  tolerances: {tpot_ms.p50: 0.03, ttft_ms.p99: 0.08}
 //	  gated: [ttft_ms.p50, tpot_ms.p50, output_throughput]
+//	  assumed_between: {"*": 0.02}   # between-session CV when not calibrated
 //	trials:
 //	  min: 5                         # per workload before the first comparison
 //	  max: 10                        # per workload, including extra looks
@@ -122,6 +123,11 @@ type Policy struct {
 	// Gated lists the metric ids that can fail the gate; empty means the
 	// verdict's default set.
 	Gated []string `mapstructure:"gated"`
+	// AssumedBetween is the between-session CV (a fraction) assumed per
+	// metric id, or for every metric under "*", when neither calibration
+	// nor history measured it; unset metrics get the verdict's documented
+	// defaults (docs/statistics.md). 0 says both arms share one session.
+	AssumedBetween map[string]float64 `mapstructure:"assumed_between"`
 }
 
 // Trials bounds the adaptive extra trials run while cells are inconclusive.

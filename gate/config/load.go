@@ -249,6 +249,9 @@ func parseText(s setting, text string) (any, error) {
 		a, err := SplitArgv(text)
 		return []string(a), err
 	case kindFloatMap:
+		if s.key == assumedBetweenKey {
+			return parseBetweenMap(text)
+		}
 		return parseFloatMap(text)
 	case kindInt:
 		return strconv.Atoi(text)
@@ -306,6 +309,32 @@ func parseFloatMap(text string) (map[string]any, error) {
 			return nil, fmt.Errorf("%q: unknown metric id %q", part, k)
 		}
 		f, err := metrics.ParseTolerance(val, m.Unit == "ratio")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = f
+	}
+	return out, nil
+}
+
+// parseBetweenMap parses "*=0,ttft_ms.p99=4%" (policy.assumed_between in
+// the environment) into key -> CV fraction.
+func parseBetweenMap(text string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, part := range strings.Split(text, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || (k != "*" && !metricIDPattern.MatchString(k)) {
+			return nil, fmt.Errorf("%q: want metric=CV entries separated by commas (*=0,ttft_ms.p99=4%%)", part)
+		}
+		if _, known := metrics.Lookup(k); !known && k != "*" {
+			return nil, fmt.Errorf("%q: unknown metric id %q", part, k)
+		}
+		f, err := parseBetweenCV(val)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}

@@ -98,6 +98,19 @@ func (c Config) problems() []problem {
 			add("policy.tolerances", "%s: %v must be above 0 and at most 1 (100 %%; 0.03 = 3 %%)", id, t)
 		}
 	}
+	between := make([]string, 0, len(c.Policy.AssumedBetween))
+	for id := range c.Policy.AssumedBetween {
+		between = append(between, id)
+	}
+	sort.Strings(between)
+	for _, id := range between {
+		if _, ok := metrics.Lookup(id); !ok && id != "*" {
+			add("policy.assumed_between", "unknown metric id %q (or \"*\" for every metric)", id)
+		}
+		if v := c.Policy.AssumedBetween[id]; !(v >= 0 && v < 1) {
+			add("policy.assumed_between", "%s: %v must be a fraction in [0, 1) (0.02 = 2 %%)", id, v)
+		}
+	}
 	seen := map[string]bool{}
 	for _, id := range c.Policy.Gated {
 		m, ok := metrics.Lookup(id)

@@ -31,6 +31,9 @@ type Session struct {
 	Trials        []map[string]float64
 	Summary       map[string]baseline.Summary
 	Warnings      []string
+	// Accepted is the reason a deliberate change of level was accepted
+	// at this promotion (empty for ordinary ones).
+	Accepted string
 }
 
 // Cell is one workload cell's history, oldest first. Only the sessions of
@@ -61,7 +64,7 @@ func FromLines(cell string, lines []baseline.HistoryLine) *Cell {
 		c.Sessions = append(c.Sessions, Session{
 			Commit: l.GitSHA, Ref: l.GitRef, PromotedAt: l.PromotedAt, StartedAt: l.StartedAt,
 			ServerVersion: l.ServerVersion, WorkloadHash: l.WorkloadHash, Fingerprint: l.Fingerprint,
-			Trials: l.Trials, Summary: sum, Warnings: l.Warnings,
+			Trials: l.Trials, Summary: sum, Warnings: l.Warnings, Accepted: l.Accepted,
 		})
 	}
 	return c

@@ -28,46 +28,34 @@ func DefaultReference() Reference { return Reference{Days: 30, Runs: 3} }
 // Window returns the reference window [from, to] of c for a candidate
 // started at now. While the history is younger than Days, the window is
 // its oldest Runs sessions, provided more sessions follow them (else the
-// window would be the baseline itself and say nothing new). ok is false
-// when there is no window or the guard is off.
+// window would be the baseline itself and say nothing new). The window
+// never reaches back before the newest accepted promotion (Session.
+// Accepted): a change of level someone deliberately accepted is not drift.
+// ok is false when there is no window or the guard is off.
 func (c *Cell) Window(now time.Time, ref Reference) (from, to int, ok bool) {
 	if ref.Days <= 0 || ref.Runs < 1 || len(c.Sessions) == 0 {
 		return 0, 0, false
 	}
+	floor := 0
+	for i, s := range c.Sessions {
+		if s.Accepted != "" {
+			floor = i
+		}
+	}
 	cutoff := now.Add(-time.Duration(ref.Days * float64(24*time.Hour)))
 	to = -1
-	for i, s := range c.Sessions {
-		if !s.PromotedAt.After(cutoff) {
+	for i := floor; i < len(c.Sessions); i++ {
+		if !c.Sessions[i].PromotedAt.After(cutoff) {
 			to = i
 		}
 	}
 	if to < 0 {
-		if len(c.Sessions) <= ref.Runs {
+		if len(c.Sessions)-floor <= ref.Runs {
 			return 0, 0, false
 		}
-		return 0, ref.Runs - 1, true
+		return floor, floor + ref.Runs - 1, true
 	}
-	return max(0, to-ref.Runs+1), to, true
-}
-
-// Pool merges results of one cell (the sessions of a window) into one
-// result whose trials are all of theirs: the drift guard's reference arm.
-// The spread between the sessions then counts as trial noise, which makes
-// the guard's interval wider, never narrower, than one session's.
-func Pool(rs []*result.Result) *result.Result {
-	if len(rs) == 0 {
-		return nil
-	}
-	p := *rs[len(rs)-1]
-	p.Trials = nil
-	for _, r := range rs {
-		for _, t := range r.ValidTrials() {
-			t.Index = len(p.Trials)
-			p.Trials = append(p.Trials, t)
-		}
-	}
-	p.StartedAt = rs[0].StartedAt
-	return &p
+	return max(floor, to-ref.Runs+1), to, true
 }
 
 // DriftWindow is one cell's reference window, as results and in words.
@@ -75,8 +63,11 @@ type DriftWindow struct {
 	Cell string
 	// Name describes the window: "3 runs promoted 2026-10-01..2026-10-03
 	// (a00000a..a00000c)".
-	Name      string
-	Reference *result.Result
+	Name string
+	// Sessions are the window's runs as result files (Cell.Results): the
+	// verdict takes them as a baseline of several sessions, so their
+	// spread is the reference's between-session noise.
+	Sessions []*result.Result
 }
 
 // Drift is the drift guard's finding: the comparison of the candidate with
@@ -99,7 +90,7 @@ func CheckDrift(windows []DriftWindow, cand []*result.Result, p verdict.Policy) 
 	var ref []*result.Result
 	for _, w := range windows {
 		names[w.Cell] = w.Name
-		ref = append(ref, w.Reference)
+		ref = append(ref, w.Sessions...)
 	}
 	var cs []*result.Result
 	for _, c := range cand {

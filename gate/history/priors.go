@@ -83,29 +83,3 @@ func sortedKeys(set map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
-
-// Combine pools two estimates of one (cell, metric)'s noise, such as a
-// calibration's and the history's, weighting each variance by its degrees
-// of freedom: both estimate the same within- and between-session
-// variances from independent sessions, so their sums of squares add. A
-// part with zero degrees of freedom on one side is taken from the other.
-func Combine(a, b verdict.Prior) verdict.Prior {
-	pool := func(va, da, vb, db float64) (float64, float64) {
-		if da+db <= 0 {
-			return 0, 0
-		}
-		return (da*va + db*vb) / (da + db), da + db
-	}
-	var out verdict.Prior
-	out.WithinVar, out.WithinDF = pool(a.WithinVar, a.WithinDF, b.WithinVar, b.WithinDF)
-	out.BetweenVar, out.BetweenDF = pool(a.BetweenVar, a.BetweenDF, b.BetweenVar, b.BetweenDF)
-	switch {
-	case a.Source == "":
-		out.Source = b.Source
-	case b.Source == "" || b.Source == a.Source:
-		out.Source = a.Source
-	default:
-		out.Source = a.Source + "+" + b.Source
-	}
-	return out
-}

@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // The method-of-moments estimates are unbiased: averaged over seeded
@@ -63,18 +61,5 @@ func TestPriorOfARatioMetricIsRaw(t *testing.T) {
 	c := FromLines("chat", nightly(rand.New(rand.NewPCG(1, 1)), 5, 3, 0.03, 0.01, flat))
 	if p, ok := c.Prior("success_rate", 0, 4); !ok || p.WithinVar != 0 || p.BetweenVar != 0 {
 		t.Errorf("success_rate prior %+v, %v: a constant 1 has no variance", p, ok)
-	}
-}
-
-func TestCombinePoolsByDegreesOfFreedom(t *testing.T) {
-	calib := verdict.Prior{WithinVar: 4e-4, WithinDF: 10, BetweenVar: 9e-4, BetweenDF: 4, Source: "calibration"}
-	hist := verdict.Prior{WithinVar: 1e-4, WithinDF: 30, BetweenVar: 0, BetweenDF: 0, Source: "history"}
-	got := Combine(calib, hist)
-	want := verdict.Prior{WithinVar: (10*4e-4 + 30*1e-4) / 40, WithinDF: 40, BetweenVar: 9e-4, BetweenDF: 4, Source: "calibration+history"}
-	if math.Abs(got.WithinVar-want.WithinVar) > 1e-15 || got.WithinDF != 40 || got.BetweenVar != want.BetweenVar || got.BetweenDF != 4 || got.Source != want.Source {
-		t.Errorf("Combine = %+v, want %+v", got, want)
-	}
-	if got := Combine(verdict.Prior{}, hist); got != hist {
-		t.Errorf("Combine with nothing = %+v", got)
 	}
 }

@@ -35,7 +35,8 @@ func (s Segment) Len() int { return s.To - s.From + 1 }
 // CurrentSegment returns the segment that ends at session to: the
 // sessions after the newest step, before or at to, of any of metrics (the
 // gated ones; a step in any of them means the level the baseline should
-// represent changed), at most MaxSegment of them. ok is false when c has
+// represent changed) and from the newest accepted promotion on (Session.
+// Accepted), at most MaxSegment of them. ok is false when c has
 // no session at or before to.
 func (c *Cell) CurrentSegment(metrics []string, to int, d Detector) (Segment, bool) {
 	if to >= len(c.Sessions) {
@@ -45,10 +46,15 @@ func (c *Cell) CurrentSegment(metrics []string, to int, d Detector) (Segment, bo
 		return Segment{}, false
 	}
 	seg := Segment{From: max(0, to-detectWindow+1), To: to}
+	for i := seg.From; i <= to; i++ {
+		if c.Sessions[i].Accepted != "" {
+			seg.From = i // a deliberately accepted level starts a segment
+		}
+	}
 	for _, id := range metrics {
 		s := c.Series(id, seg.From, to)
 		for _, st := range c.Steps(s, d) {
-			if st.Session > seg.From {
+			if st.Session > seg.From && st.Session <= to {
 				step := st
 				seg.From, seg.After = st.Session, &step
 			}

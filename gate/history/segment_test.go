@@ -132,3 +132,15 @@ func TestSameRun(t *testing.T) {
 		t.Error("without provenance the start decides")
 	}
 }
+
+func TestCurrentSegmentStartsAtAnAcceptedChange(t *testing.T) {
+	lines := nightly(rand.New(rand.NewPCG(5, 5)), 12, 3, 0.01, 0.01, flat)
+	lines[9].Accepted = "accepted"
+	seg, _ := FromLines("chat", lines).CurrentSegment([]string{"tpot_ms.p50"}, 11, DefaultDetector())
+	if seg.From != 9 || seg.To != 11 {
+		t.Errorf("segment %+v, want 9..11", seg)
+	}
+	if seg, _ := FromLines("chat", lines).CurrentSegment([]string{"tpot_ms.p50"}, 8, DefaultDetector()); seg.From != 0 {
+		t.Errorf("segment before the acceptance %+v", seg)
+	}
+}

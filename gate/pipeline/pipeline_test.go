@@ -101,7 +101,7 @@ func baselines(t *testing.T, ms []*workload.Manifest, n int, seed uint64) []*res
 func TestRunSingleLook(t *testing.T) {
 	ms := manifests(3, 5, 5)
 	f := newFake(1)
-	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 5, 2), Policy: verdict.DefaultPolicy(), Budget: time.Hour})
+	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 5, 2), Policy: sameSession(), Budget: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRunExtraTrialsOnlyForUndecided(t *testing.T) {
 	f := newFake(3)
 	f.cv["w1"] = 0.02 // noisy: undecided with 3 trials
 	f.slow["w1"] = 1.02
-	out, err := Run(context.Background(), f, ms, Options{Baselines: base, Policy: verdict.DefaultPolicy(), Budget: time.Hour})
+	out, err := Run(context.Background(), f, ms, Options{Baselines: base, Policy: sameSession(), Budget: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestRunNoBudgetNoExtraTrials(t *testing.T) {
 	ms := manifests(1, 3, 9)
 	f := newFake(3)
 	f.cv["w0"], f.slow["w0"] = 0.03, 1.02
-	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 3, 2), Policy: verdict.DefaultPolicy()})
+	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 3, 2), Policy: sameSession()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRunBudgetStopsExtraTrials(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.clock = &clock
 	now := func() time.Time { return clock }
-	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 3, 2), Policy: verdict.DefaultPolicy(), Budget: 2 * time.Minute, Now: now})
+	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 3, 2), Policy: sameSession(), Budget: 2 * time.Minute, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestRunFailureIsNeverPass(t *testing.T) {
 	ms := manifests(3, 5, 5)
 	f := newFake(1)
 	f.failAt["w1"] = 2
-	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 5, 2), Policy: verdict.DefaultPolicy()})
+	out, err := Run(context.Background(), f, ms, Options{Baselines: baselines(t, ms, 5, 2), Policy: sameSession()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,4 +216,13 @@ func TestExtraTrials(t *testing.T) {
 			t.Errorf("extraTrials(%d, %d, %d) = %d, want %d", tt.have, tt.max, tt.looks, got, tt.want)
 		}
 	}
+}
+
+// sameSession is the default policy without a between-session term: the
+// fake's trials have no session offsets, and these tests are about looks,
+// not about the noise model (docs/statistics.md).
+func sameSession() verdict.Policy {
+	p := verdict.DefaultPolicy()
+	p.AssumedBetween = map[string]float64{"*": 0}
+	return p
 }

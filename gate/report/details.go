@@ -74,13 +74,13 @@ func noisePart(d *Data) string {
 			Escape(cell.Noise.Source), cell.Noise.DF, strings.TrimPrefix(mde, "+"), Tolerance(cell))
 	}
 	if len(c.Noise) > 0 {
-		b.WriteString("\nPooled noise per metric (within-arm spread across workloads):\n\n| Metric | σ | df | Workloads pooled | Kept out (own spread too large) | Used |\n|---|--:|--:|--:|---|---|\n")
+		b.WriteString("\nNoise prior per metric (within-session spread, empirical-Bayes across workloads; between-session spread pooled):\n\n| Metric | σ | df | Workloads | Between σ | Between df | Used |\n|---|--:|--:|--:|--:|--:|---|\n")
 		for _, nz := range c.Noise {
-			used := "no (too few df)"
+			used := "no (too few workloads or df)"
 			if nz.Usable {
 				used = "yes"
 			}
-			fmt.Fprintf(&b, "| %s | %.4f | %.0f | %d | %s | %s |\n", Escape(nz.Metric), nz.Sigma, nz.DF, nz.Pooled, Escape(strings.Join(nz.Excluded, ", ")), used)
+			fmt.Fprintf(&b, "| %s | %.4f | %.0f | %d | %.4f | %.0f | %s |\n", Escape(nz.Metric), nz.Sigma, nz.DF, nz.Pooled, nz.Between, nz.BetweenDF, used)
 		}
 	}
 	if b.Len() == 0 {

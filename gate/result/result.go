@@ -67,6 +67,10 @@ type Provenance struct {
 	// Warnings are caveats recorded at promotion, e.g. a run kept with
 	// --accept-noisy although its spread was far above the history's.
 	Warnings []string `json:"warnings,omitempty"`
+	// Accepted, when set, says why this promotion's change of level is
+	// accepted (`baseline update --accept-change`): the drift guard never
+	// compares across it.
+	Accepted string `json:"accepted,omitempty"`
 }
 
 // Rule is one gate rule as stored with a baseline: whether metric is gated

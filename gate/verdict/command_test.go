@@ -56,7 +56,7 @@ func commandSpec(kind string, gate ...workload.GateRule) map[string]any {
 func TestCommandCellGating(t *testing.T) {
 	p50 := workload.GateRule{Metric: "offline_latency_ms.p50", Tolerance: 0.03}
 	p99 := workload.GateRule{Metric: "offline_latency_ms.p99", Tolerance: 0.06}
-	explicit, err := FromConfig(PolicyConfig{Gated: []string{"ttft_ms.p50", "offline_tokens_per_s", "offline_requests_per_s"}})
+	explicit, err := FromConfig(PolicyConfig{Gated: []string{"ttft_ms.p50", "offline_tokens_per_s", "offline_requests_per_s"}, AssumedBetween: map[string]float64{"*": 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +72,9 @@ func TestCommandCellGating(t *testing.T) {
 		warnings       []string // substrings, one per expected workload warning
 		verdict        Outcome
 	}{
-		{name: "own rule only", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: DefaultPolicy(),
+		{name: "own rule only", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: oneSession(),
 			gated: []string{"offline_latency_ms.p50"}, verdict: Pass},
-		{name: "own rule catches a regression", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: DefaultPolicy(),
+		{name: "own rule catches a regression", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: oneSession(),
 			factor: map[string]float64{"offline_latency_ms.p50": 1.10},
 			gated:  []string{"offline_latency_ms.p50"}, verdict: Regression},
 		{name: "policy-gated offline ids the files carry", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: explicit,
@@ -85,7 +85,7 @@ func TestCommandCellGating(t *testing.T) {
 		{name: "policy-gated id only the baseline carries is untestable", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: explicit,
 			candDrop: []string{"offline_requests_per_s"},
 			gated:    []string{"offline_latency_ms.p50", "offline_requests_per_s", "offline_tokens_per_s"}, verdict: Inconclusive},
-		{name: "own rule missing from both runs is still reported", kind: workload.KindCommand, gate: []workload.GateRule{p50, p99}, policy: DefaultPolicy(),
+		{name: "own rule missing from both runs is still reported", kind: workload.KindCommand, gate: []workload.GateRule{p50, p99}, policy: oneSession(),
 			drop:     []string{"offline_latency_ms.p99"},
 			gated:    []string{"offline_latency_ms.p50"},
 			warnings: []string{"gated metric offline_latency_ms.p99 is in neither run"}, verdict: Pass},
@@ -95,10 +95,10 @@ func TestCommandCellGating(t *testing.T) {
 			gated:  []string{"offline_latency_ms.p50", "offline_requests_per_s"}, verdict: Pass},
 		// The same files under a serving spec keep today's behaviour: the
 		// default serving metrics are gated and reported missing.
-		{name: "serving cell unchanged", kind: "", gate: []workload.GateRule{p50}, policy: DefaultPolicy(),
+		{name: "serving cell unchanged", kind: "", gate: []workload.GateRule{p50}, policy: oneSession(),
 			gated:    []string{"offline_latency_ms.p50"},
 			warnings: slices.Repeat([]string{"in neither run"}, len(DefaultGated)), verdict: Pass},
-		{name: "explicit serving kind unchanged", kind: workload.KindServing, gate: []workload.GateRule{p50}, policy: DefaultPolicy(),
+		{name: "explicit serving kind unchanged", kind: workload.KindServing, gate: []workload.GateRule{p50}, policy: oneSession(),
 			gated:    []string{"offline_latency_ms.p50"},
 			warnings: slices.Repeat([]string{"in neither run"}, len(DefaultGated)), verdict: Pass},
 	}
@@ -150,7 +150,7 @@ func TestCommandCellGating(t *testing.T) {
 // returns the policy's rules for a command spec: the narrowing to the
 // metrics the files carry happens in Compare.
 func TestResolveCommandSpec(t *testing.T) {
-	p := DefaultPolicy()
+	p := oneSession()
 	spec := commandSpec(workload.KindCommand, workload.GateRule{Metric: "offline_latency_ms.p50"})
 	rules, err := p.Resolve(withSpec(&result.Result{}, spec).Workload.Spec)
 	if err != nil {

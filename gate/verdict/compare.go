@@ -16,6 +16,13 @@ import (
 // comparison can be built from (two results of one cell in one arm, a
 // workload spec whose gate list cannot be read).
 //
+// The baseline may hold several results of one cell, each one server
+// session (a history segment): the baseline level is then the mean of the
+// session means, its session term shrinks with their number, and their
+// spread estimates the between-session noise (docs/statistics.md). The
+// candidate is one session: two candidate results of one cell are an
+// error (merge shards first).
+//
 // A zero look means Look{Index: 1, Max: 1}.
 func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Comparison, error) {
 	if err := p.Validate(); err != nil {
@@ -29,7 +36,7 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 	}
 	// A trial with a latency of zero is broken data (zero.go).
 	baseline, candidate = dropImpossible(baseline), dropImpossible(candidate)
-	base, err := byCell("baseline", baseline)
+	base, err := sessionsByCell(baseline)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +53,7 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 	}
 	var pending []*pendingCell
 	for _, name := range unionKeys(base, cand) {
-		w, cr, err := matchWorkload(name, base[name], cand[name], &p)
+		w, cr, err := matchSessions(name, base[name], cand[name], &p)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +62,9 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 		}
 		c.Workloads = append(c.Workloads, w)
 	}
-	c.Noise = poolNoise(pending, &p)
+	c.Noise = moderate(pending, &p)
+	defaulted, assumed := poolBetween(pending, c.Noise, &p)
+	c.Warnings = append(c.Warnings, betweenWarnings(defaulted, assumed, &p)...)
 	decide(c, pending, &p)
 	summarise(c, pending)
 	return c, nil
@@ -76,15 +85,17 @@ func byCell(arm string, rs []*result.Result) (map[string]*result.Result, error) 
 	return m, nil
 }
 
-func unionKeys(a, b map[string]*result.Result) []string {
+func unionKeys(a map[string][]*result.Result, b map[string]*result.Result) []string {
 	seen := map[string]bool{}
 	var keys []string
-	for _, m := range []map[string]*result.Result{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
+	for k := range a {
+		seen[k] = true
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
@@ -228,8 +239,8 @@ func diffFingerprint(b, c map[string]string, hardKeys []string) []FingerprintDif
 // inconclusive, so the workload cannot pass while its arms disagree on
 // what they measured. A command cell is gated only on its own gate list
 // and on policy rules for metrics its files carry (cellRules.forFiles).
-func buildCells(w *Workload, b, c *result.Result, cr *cellRules) []*pendingCell {
-	bIDs, cIDs := carried(b), carried(c)
+func buildCells(w *Workload, bs []*result.Result, c *result.Result, cr *cellRules) []*pendingCell {
+	bIDs, cIDs := carriedByAll(bs), carried(c)
 	rules, subs := substitute(cr.forFiles(bIDs, cIDs), cr.optOut, bIDs, cIDs)
 	w.Substitutions = subs
 	standsFor := map[string]string{}
@@ -252,13 +263,27 @@ func buildCells(w *Workload, b, c *result.Result, cr *cellRules) []*pendingCell 
 		if !ok {
 			rule = Rule{Metric: id, Tolerance: DefaultTolerance(id)}
 		}
-		bv, cv := b.Samples(id), c.Samples(id)
-		if (len(bv) == 0 || len(cv) == 0) && !rule.Gated {
+		var bvs [][]float64
+		var bis [][]int
+		nb := 0
+		for _, b := range bs {
+			v, i := samples(b, id)
+			bvs, bis = append(bvs, v), append(bis, i)
+			nb += len(v)
+		}
+		if !bIDs[id] {
+			bvs, bis, nb = nil, nil, 0
+		}
+		cv, ci := samples(c, id)
+		if (nb == 0 || len(cv) == 0) && !rule.Gated {
 			continue
 		}
-		pc := newPending(w.Cell, m, rule, bv, cv)
-		if len(bv) == 0 || len(cv) == 0 {
-			pc.missing = missingArm(bv)
+		pc := newPending(w.Cell, m, rule, bvs, bis, cv, ci)
+		if nb == 0 || len(cv) == 0 {
+			pc.missing = "candidate"
+			if nb == 0 {
+				pc.missing = "baseline"
+			}
 		}
 		if missing, ok := standsFor[id]; ok {
 			pc.cell.Substitutes = missing
@@ -294,11 +319,39 @@ func carried(r *result.Result) map[string]bool {
 	return ids
 }
 
-func missingArm(bv []float64) string {
-	if len(bv) == 0 {
-		return "baseline"
+// carriedByAll is the set of metric ids every session of a baseline
+// carries: a metric some session lacks is missing from the baseline.
+func carriedByAll(bs []*result.Result) map[string]bool {
+	var ids map[string]bool
+	for _, b := range bs {
+		c := carried(b)
+		if ids == nil {
+			ids = c
+			continue
+		}
+		for id := range ids {
+			if !c[id] {
+				delete(ids, id)
+			}
+		}
 	}
-	return "candidate"
+	if ids == nil {
+		ids = map[string]bool{}
+	}
+	return ids
+}
+
+// samples returns metric id's values over r's valid trials that carry it,
+// with the trials' indices.
+func samples(r *result.Result, id string) ([]float64, []int) {
+	var v []float64
+	var idx []int
+	for _, t := range r.Trials {
+		if x, ok := t.Values[id]; ok && t.Valid {
+			v, idx = append(v, x), append(idx, t.Index)
+		}
+	}
+	return v, idx
 }
 
 // orderedIDs sorts metric ids in the catalogue's report order, unknown ids

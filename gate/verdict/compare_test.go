@@ -24,7 +24,7 @@ func arms(seed uint64, workloads, n int, cv float64, inject string, factor float
 
 func TestCompareSmoke(t *testing.T) {
 	b, c := arms(1, 10, 5, 0.02, "tpot_ms.p50", 1.08)
-	cmp, err := Compare(b, c, DefaultPolicy(), Look{})
+	cmp, err := Compare(b, c, oneSession(), Look{})
 	if err != nil {
 		t.Fatal(err)
 	}

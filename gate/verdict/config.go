@@ -26,6 +26,10 @@ type PolicyConfig struct {
 	// PERFGATE_POLICY_GATED for one run) is not undone by the tolerances
 	// a shared perfgate.yaml lists.
 	Tolerances map[string]float64
+	// AssumedBetween is Policy.AssumedBetween (policy.assumed_between):
+	// the between-session CV per metric id, or "*", assumed when nothing
+	// is calibrated; nil keeps the documented defaults.
+	AssumedBetween map[string]float64
 }
 
 // FromConfig returns DefaultPolicy with c applied, validated. Errors name
@@ -75,6 +79,12 @@ func FromConfig(c PolicyConfig) (Policy, error) {
 		r := byID[id] // an ungated metric keeps Gated false
 		r.Metric, r.Tolerance = id, tol
 		byID[id] = r
+	}
+	if len(c.AssumedBetween) > 0 {
+		p.AssumedBetween = make(map[string]float64, len(c.AssumedBetween))
+		for id, v := range c.AssumedBetween {
+			p.AssumedBetween[id] = v
+		}
 	}
 	p.Rules = p.Rules[:0:0]
 	for _, id := range sortedRuleIDs(byID) {

@@ -19,7 +19,7 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 	b, c := arms(4, 3, 5, 0.02, "tpot_ms.p50", 1.2)
 	c[1].Trials = c[1].Trials[:1] // a low-confidence workload
 	c[2].Trials = append(c[2].Trials, result.Trial{Index: 9, InvalidReason: "client saturated"})
-	cmp, err := Compare(b, c, DefaultPolicy(), Look{Index: 2, Max: 3})
+	cmp, err := Compare(b, c, oneSession(), Look{Index: 2, Max: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,8 @@ func TestComparisonJSONRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(*cmp, back) {
 		t.Errorf("round trip changed the comparison")
 	}
-	for _, key := range []string{`"verdict":"regression"`, `"headline":{`, `"look":{"index":2,"max":3}`, `"p_adjusted":`, `"low_confidence":true`, `"excluded":[{"arm":"candidate","trial":9,"reason":"client saturated"}]`} {
+	for _, key := range []string{`"verdict":"regression"`, `"headline":{`, `"look":{"index":2,"max":3}`, `"p_adjusted":`, `"low_confidence":true`, `"excluded":[{"arm":"candidate","trial":9,"reason":"client saturated"}]`,
+		`"pass_tolerance":`, `"pass_chance":`, `"between_source":"assumed"`, `"schema":"perfgate.comparison/v2"`} {
 		if !strings.Contains(string(data), key) {
 			t.Errorf("JSON lacks %s", key)
 		}
@@ -48,7 +49,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add([]byte(`{"name":"x"}`))
 	f.Add([]byte(`[`))
 	f.Fuzz(func(t *testing.T, spec []byte) {
-		p := DefaultPolicy()
+		p := oneSession()
 		rules, err := p.Resolve(spec)
 		if err != nil {
 			return
@@ -75,7 +76,7 @@ func BenchmarkCompare(b *testing.B) {
 		base = append(base, simArm(rng, cell, 5, 0.02, nil))
 		cand = append(cand, simArm(rng, cell, 5, 0.02, nil))
 	}
-	p := DefaultPolicy()
+	p := oneSession()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Compare(base, cand, p, Look{}); err != nil {

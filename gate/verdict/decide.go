@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
-
-// power is the power the minimum detectable effect is quoted at.
-const power = 0.8
 
 // test computes the cell's estimate, standard error and one-sided p-values.
 // It returns false when no test is possible (non-positive values of a
@@ -22,66 +20,98 @@ func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, 
 	if pc.nonPositive {
 		return pc.testZero(p) // zero.go
 	}
-	nb, nc := float64(len(pc.xb)), float64(len(pc.xc))
-	floor, assumed := p.MinCV, p.AssumedCV
+	nb, nc := pc.nb(), len(pc.xc)
+	floor := withinFloor(p, c.Absolute)
+	assumed := math.Log1p(p.AssumedCV * p.AssumedCV)
 	if c.Absolute {
-		floor, assumed = p.MinAbs, p.AssumedAbs
-	} else {
-		// A log-normal with coefficient of variation v has log-sd
-		// sqrt(log(1+v^2)).
-		floor = math.Sqrt(math.Log1p(floor * floor))
-		assumed = math.Sqrt(math.Log1p(assumed * assumed))
+		assumed = p.AssumedAbs * p.AssumedAbs
 	}
 	// Welch needs two trials per arm, whatever MinTrials says.
-	low := int(nb) < max(p.MinTrials, 2) || int(nc) < max(p.MinTrials, 2)
+	minN := max(p.MinTrials, 2)
+	low := nb < minN || nc < minN
 	c.LowConfidence = low
 	if low {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("too few trials (%d baseline, %d candidate; want %d each): assumed noise, low confidence", int(nb), int(nc), p.MinTrials))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("too few trials (%d baseline, %d candidate; want %d each): assumed noise, low confidence", nb, nc, p.MinTrials))
 	}
-	var se, df float64
-	switch {
-	case low:
+	w := math.Max(pc.within, floor)
+	wDF := pc.withinDF
+	c.Noise = CellNoise{Source: "moderated", PriorDF: wDF - pc.df}
+	if wDF == pc.df {
+		c.Noise.Source = "own"
+	}
+	if low {
 		// Too few trials to check that this cell's noise is like the
-		// others': the policy's assumed noise, never less than what the
-		// pool or the cell itself shows. Red must stay red even for
-		// imported single-trial files.
-		s := assumed
-		if pc.pooled {
-			s = math.Max(s, c.Noise.Sigma)
+		// others': the assumed noise (or the calibrated one), never less
+		// than what the prior or the cell itself shows. Red must stay red
+		// even for imported single-trial files.
+		if pr, ok := p.Noise.Lookup(c.Workload, c.Metric); ok && pr.WithinDF > 0 {
+			assumed = pr.WithinVar
 		}
-		if pc.df > 0 {
-			s = math.Max(s, math.Sqrt(pc.ss/pc.df))
-		}
-		se, df = s*math.Sqrt(1/nb+1/nc), 0
-		c.Noise = CellNoise{Source: "assumed", Sigma: s}
-	case pc.pooled:
-		s := math.Max(c.Noise.Sigma, floor)
-		se, df = s*math.Sqrt(1/nb+1/nc), c.Noise.DF
-		c.Noise.Sigma = s
-	default:
-		// Welch on the cell's own spread.
-		vb := math.Max(variance(pc.xb), floor*floor) / nb
-		vc := math.Max(variance(pc.xc), floor*floor) / nc
-		se = math.Sqrt(vb + vc)
-		df = (vb + vc) * (vb + vc) / (vb*vb/(nb-1) + vc*vc/(nc-1))
-		c.Noise = CellNoise{Source: "own", Sigma: math.Sqrt((variance(pc.xb) + variance(pc.xc)) / 2)}
-		c.Warnings = append(c.Warnings, "tested with its own spread only (no usable pooled noise for this metric, or noisier than the other workloads)")
+		w = math.Max(assumed, math.Max(w, pc.ownVar()))
+		wDF = 0
+		c.Noise = CellNoise{Source: "assumed"}
 	}
-	c.Noise.DF, c.Noise.SE = df, se
-	w := pc.sign * (mean(pc.xc) - mean(pc.xb))
-	t := w / se
+	m, h := pc.baseShape()
+	if m == 0 {
+		m, h = 1, 1
+	}
+	parts := sePart{
+		cand:      w / float64(nc),
+		base:      w * h / m,
+		between:   pc.between * (1 + 1/m),
+		withinDF:  wDF,
+		betweenDF: pc.betweenDF,
+	}
+	se, df := parts.se(), parts.df()
+	c.Noise.Sigma, c.Noise.DF, c.Noise.SE = math.Sqrt(w), df, se
+	c.Noise.WithinDF = wDF
+	c.Noise.Between, c.Noise.BetweenDF, c.Noise.BetweenSource = math.Sqrt(pc.between), pc.betweenDF, pc.betweenSource
+	pc.parts = parts
+	if c.Noise.Source == "own" && len(pc.xc) >= 2 {
+		c.Warnings = append(c.Warnings, "tested with its own spread only (too few workloads of this metric to fit a noise prior)")
+	}
+	d := pc.sign * (mean(pc.xc) - pc.baseLevel())
+	t := d / se
 	pWorse, pBetter = tSurvival(t, df), tSurvival(-t, df)
 	q := tq.at(1-p.PassAlpha, df)
 	c.CILevel = 1 - 2*p.PassAlpha
-	c.Worse, c.CILow, c.CIHigh = pc.scale(w), pc.scale(w-q*se), pc.scale(w+q*se)
-	c.Change = pc.scale(pc.sign * w)
-	if w >= 0 {
+	c.Worse, c.CILow, c.CIHigh = pc.scale(d), pc.scale(d-q*se), pc.scale(d+q*se)
+	c.Change = pc.scale(pc.sign * d)
+	if d >= 0 {
 		c.PValue = pWorse
 	} else {
 		c.PValue = pBetter
 	}
 	c.PAdjusted = c.PValue
 	return pWorse, pBetter, true
+}
+
+// sePart splits the variance of a cell's estimate into what more
+// candidate trials, more baseline trials, and neither can shrink.
+type sePart struct {
+	cand, base, between float64
+	// Degrees of freedom of the within- and between-session variances;
+	// 0 means taken as exact.
+	withinDF, betweenDF float64
+}
+
+func (s sePart) se() float64 { return math.Sqrt(s.cand + s.base + s.between) }
+
+// df is Satterthwaite's degrees of freedom of the sum; 0 (normal) when
+// both variances are taken as exact.
+func (s sePart) df() float64 {
+	v := s.cand + s.base + s.between
+	var den float64
+	if s.withinDF > 0 {
+		den += (s.cand + s.base) * (s.cand + s.base) / s.withinDF
+	}
+	if s.betweenDF > 0 {
+		den += s.between * s.between / s.betweenDF
+	}
+	if den == 0 || v == 0 {
+		return 0
+	}
+	return v * v / den
 }
 
 // scale converts a test-scale difference to the reported scale: percent
@@ -133,20 +163,23 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 		if pc.nonPositive || pc.missing != "" {
 			continue // already inconclusive with a warning
 		}
-		// The family threshold of the last Holm step, the one a single
+		// The family threshold of the first Holm step, the one a single
 		// cell's regression has to pass when nothing else is significant.
 		stepAlpha := la
 		if cell.Gated && k > 0 {
 			stepAlpha = la / float64(k)
 		}
 		se, df := cell.Noise.SE, cell.Noise.DF
-		mde := (tq.at(1-stepAlpha, df) + tq.at(power, df)) * se
+		tH, q := tq.at(1-stepAlpha, df), tq.at(1-p.PassAlpha, df)
+		mde := (tH + tq.at(power, df)) * se
 		cell.MDE = pc.scale(mde)
+		cell.PassTolerance = pc.scale((q + tq.at(passTarget, df)) * se)
+		cell.PassChance = passChance(se, df, q, pc.tol)
 		if mde > pc.tol && cell.Gated {
 			cell.Warnings = append(cell.Warnings, fmt.Sprintf("minimum detectable change %s exceeds the tolerance %s: add trials to detect a regression this small", pc.format(cell.MDE), pc.format(cell.Tolerance)))
 		}
-		w := pc.sign * (mean(pc.xc) - mean(pc.xb))
-		hi := w + tq.at(1-p.PassAlpha, df)*se
+		w := pc.sign * (mean(pc.xc) - pc.baseLevel())
+		hi := w + q*se
 		significantWorse := cell.Worse >= 0 && cell.PAdjusted <= la
 		significantBetter := cell.Worse < 0 && cell.PAdjusted <= la
 		switch {
@@ -159,6 +192,43 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 		default:
 			cell.Outcome = Inconclusive
 		}
+		if cell.Outcome == Inconclusive && cell.Gated {
+			pc.limit(w, tH, q, p)
+		}
+	}
+}
+
+// limit says what keeps an inconclusive gated cell undecided: with the
+// current estimate w, would the cell be decided (pass, or a regression or
+// improvement past the tolerance at the first Holm step's threshold tH)
+// with unlimited candidate trials, or only with unlimited baseline trials
+// as well? When not even then, the between-session term alone keeps it
+// undecided and more trials of this session are wasted; the warning says
+// what would decide it.
+func (pc *pendingCell) limit(w, tH, q float64, p *Policy) {
+	cell := &pc.cell
+	decided := func(se float64) bool {
+		return w+q*se <= pc.tol || (w > pc.tol && w >= tH*se) || (-w > pc.tol && -w >= tH*se)
+	}
+	s := pc.parts
+	switch {
+	case decided(math.Sqrt(s.base + s.between)):
+		cell.Limit = LimitCandidate
+		if s.base > s.cand {
+			cell.Limit = LimitBaseline
+		}
+	case decided(math.Sqrt(s.between)):
+		cell.Limit = LimitBaseline
+	default:
+		cell.Limit = LimitBetween
+		var ways []string
+		if pc.betweenSource == "default" || pc.betweenSource == "assumed" {
+			ways = append(ways, "`perfgate calibrate` (measure the between-session noise)")
+		}
+		ways = append(ways, "more baseline sessions (a history segment)", "`perfgate ab` (both builds in one session)",
+			fmt.Sprintf("a tolerance of at least %s (an unchanged build would pass 90 %% of runs)", pc.format(cell.PassTolerance)))
+		cell.Warnings = append(cell.Warnings, fmt.Sprintf("more trials cannot decide this cell: between-session noise (%s per session) alone keeps it undecided; what would decide it: %s",
+			pc.format(pc.scale(math.Sqrt(pc.between))), strings.Join(ways, ", ")))
 	}
 }
 

@@ -35,7 +35,7 @@ func TestDirectionEveryMetric(t *testing.T) {
 	for _, id := range metrics.All() {
 		m := metrics.MustLookup(id)
 		if m.Direction == metrics.Informational {
-			p := DefaultPolicy()
+			p := oneSession()
 			p.Rules = []Rule{{Metric: id, Gated: true}}
 			if err := p.Validate(); err == nil {
 				t.Errorf("%s is informational but a policy gating it validates", id)
@@ -46,7 +46,7 @@ func TestDirectionEveryMetric(t *testing.T) {
 		for _, slow := range []bool{true, false} {
 			up := slow == higherWorse // does the value go up?
 			base, cand := directionArms(rng, id, up)
-			p := DefaultPolicy()
+			p := oneSession()
 			p.Rules = []Rule{{Metric: id, Gated: true}}
 			cmp, err := Compare([]*result.Result{base}, []*result.Result{cand}, p, Look{})
 			if err != nil {

@@ -77,3 +77,12 @@ func withSpec(r *result.Result, spec any) *result.Result {
 	r.Workload.Spec = b
 	return r
 }
+
+// oneSession is the default policy for arms measured in one server
+// session (or with no between-session noise, like the simulated trials of
+// most tests here): no between-session term is assumed.
+func oneSession() Policy {
+	p := DefaultPolicy()
+	p.AssumedBetween = map[string]float64{"*": 0}
+	return p
+}

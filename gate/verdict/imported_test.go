@@ -86,7 +86,7 @@ func TestImportedFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, c := importedPair(7, tc.nb, tc.nc, tc.ttft)
-			cmp := mustCompare(t, b, c, DefaultPolicy())
+			cmp := mustCompare(t, b, c, oneSession())
 			if cmp.Verdict != tc.verdict {
 				t.Fatalf("verdict %s, want %s; cells %v", cmp.Verdict, tc.verdict, cmp.Cells)
 			}
@@ -137,7 +137,7 @@ func TestGatedMetricInOneArm(t *testing.T) {
 			delete(b.Trials[i].Values, "tpot_ms.p99")
 		}
 	})
-	cmp, err := Compare(b, c, DefaultPolicy(), Look{Index: 1, Max: 3})
+	cmp, err := Compare(b, c, oneSession(), Look{Index: 1, Max: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestGatedMetricInOneArm(t *testing.T) {
 			c.Trials[i].Values["ttft_ms.p50"] *= 1.3
 		}
 	})
-	if cmp := mustCompare(t, b, c, DefaultPolicy()); cmp.Verdict != Regression || cmp.Headline.Metric != "ttft_ms.p50" {
+	if cmp := mustCompare(t, b, c, oneSession()); cmp.Verdict != Regression || cmp.Headline.Metric != "ttft_ms.p50" {
 		t.Errorf("verdict %s headline %v", cmp.Verdict, cmp.Headline)
 	}
 }
@@ -190,7 +190,7 @@ func TestSimulatedImported(t *testing.T) {
 			b = append(b, importedArm(rng, cell, 3, simCV, 1))
 			c = append(c, importedArm(rng, cell, 3, simCV, f))
 		}
-		cmp := mustCompare(t, b, c, DefaultPolicy())
+		cmp := mustCompare(t, b, c, oneSession())
 		if cmp.Family != 9*simWorkloads {
 			t.Fatalf("family %d, want %d", cmp.Family, 9*simWorkloads)
 		}
@@ -259,7 +259,7 @@ func TestSubstituteIsTransparent(t *testing.T) {
 			b = append(b, importedArm(rng, fmt.Sprintf("w%d", w), 1+run%4, simCV, 1))
 			c = append(c, importedArm(rng, fmt.Sprintf("w%d", w), 1+run%3, simCV, f))
 		}
-		sub, nat := mustCompare(t, b, c, DefaultPolicy()), mustCompare(t, rename(b), rename(c), DefaultPolicy())
+		sub, nat := mustCompare(t, b, c, oneSession()), mustCompare(t, rename(b), rename(c), oneSession())
 		if sub.Verdict != nat.Verdict || sub.Family != nat.Family || len(sub.Cells) != len(nat.Cells) {
 			t.Fatalf("run %d: verdict %s/%s family %d/%d", run, sub.Verdict, nat.Verdict, sub.Family, nat.Family)
 		}

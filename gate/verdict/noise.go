@@ -12,12 +12,20 @@ import (
 // pendingCell is a cell while it is being decided: the test-scale values
 // (logs for relative metrics) next to the Cell being filled in.
 type pendingCell struct {
-	cell   Cell
-	sign   float64 // +1 lower-is-better, -1 higher-is-better
-	tol    float64 // tolerance on the test scale
-	xb, xc []float64
-	// ss and df are the within-arm sum of squares and its degrees of
-	// freedom (both arms), the cell's contribution to the metric's pool.
+	cell Cell
+	sign float64 // +1 lower-is-better, -1 higher-is-better
+	tol  float64 // tolerance on the test scale
+	// xbs holds the baseline's sessions (one slice of trials each; one
+	// session unless the baseline is a history segment), xc the
+	// candidate's single session. ibs and ic are the trials' indices.
+	xbs      [][]float64
+	xc       []float64
+	ibs      [][]int
+	ic       []int
+	sessions int // baseline sessions; 1 for an ordinary baseline file
+	// ss and df are the within-session sum of squares and its degrees of
+	// freedom (all sessions of both arms): the cell's sample variance is
+	// ss/df.
 	ss, df float64
 	// nonPositive: a relative metric with a zero value in some trial; a
 	// ratio cannot be formed and the cell stays inconclusive.
@@ -25,12 +33,22 @@ type pendingCell struct {
 	// missing names the arm ("baseline", "candidate") that lacks this
 	// gated metric: no test, the cell stays inconclusive.
 	missing string
-	// pooled is set when the metric's pool is usable and includes the cell.
-	pooled bool
+	// within and between are the posterior variances the test uses (see
+	// moderate and poolBetween), with their degrees of freedom; a
+	// between DF of 0 means an assumed value taken as exact.
+	within, withinDF   float64
+	between, betweenDF float64
+	betweenSource      string
+	// parts is the variance of the estimate split by what shrinks it.
+	parts sePart
 }
 
-func newPending(workload string, m metrics.Metric, rule Rule, bv, cv []float64) *pendingCell {
+func newPending(workload string, m metrics.Metric, rule Rule, bvs [][]float64, bis [][]int, cv []float64, ci []int) *pendingCell {
 	abs := Absolute(m.ID)
+	var all []float64
+	for _, s := range bvs {
+		all = append(all, s...)
+	}
 	pc := &pendingCell{
 		cell: Cell{
 			Workload:  workload,
@@ -40,23 +58,48 @@ func newPending(workload string, m metrics.Metric, rule Rule, bv, cv []float64) 
 			Direction: m.Direction.String(),
 			Gated:     rule.Gated,
 			Absolute:  abs,
-			Baseline:  summariseArm(bv, abs),
+			Baseline:  summariseArm(all, abs),
 			Candidate: summariseArm(cv, abs),
 			Tolerance: 100 * rule.Tolerance,
 		},
-		sign: 1,
+		sign:     1,
+		ibs:      bis,
+		ic:       ci,
+		sessions: max(len(bvs), 1),
+	}
+	if len(bvs) > 1 {
+		pc.cell.Baseline.Sessions = len(bvs)
 	}
 	if m.Direction == metrics.HigherIsBetter {
 		pc.sign = -1
 	}
 	if abs {
 		pc.tol = rule.Tolerance
-		pc.xb, pc.xc = bv, cv
+		pc.xbs, pc.xc = bvs, cv
 	} else {
 		pc.tol = math.Log1p(rule.Tolerance)
-		pc.xb, pc.xc = logs(bv, &pc.nonPositive), logs(cv, &pc.nonPositive)
+		for _, s := range bvs {
+			pc.xbs = append(pc.xbs, logs(s, &pc.nonPositive))
+		}
+		pc.xc = logs(cv, &pc.nonPositive)
 	}
-	for _, x := range [][]float64{pc.xb, pc.xc} {
+	if len(bvs) > 1 && !pc.nonPositive {
+		// The level of a several-session baseline is the mean of its
+		// session means, the centre the test compares.
+		c := pc.baseLevel()
+		if !abs {
+			c = math.Exp(c)
+		}
+		pc.cell.Baseline.Centre = c
+	}
+	pc.sumSquares()
+	return pc
+}
+
+// sumSquares recomputes ss and df from the current values.
+func (pc *pendingCell) sumSquares() {
+	pc.ss, pc.df = 0, 0
+	for _, x := range append(append([][]float64(nil), pc.xbs...), pc.xc) {
 		if len(x) >= 2 {
 			mu := mean(x)
 			for _, v := range x {
@@ -65,7 +108,76 @@ func newPending(workload string, m metrics.Metric, rule Rule, bv, cv []float64) 
 			pc.df += float64(len(x) - 1)
 		}
 	}
-	return pc
+}
+
+// ownVar is the cell's within-session sample variance (0 without df).
+func (pc *pendingCell) ownVar() float64 {
+	if pc.df == 0 {
+		return 0
+	}
+	return pc.ss / pc.df
+}
+
+// trimmedVar is the within-session variance without each session's trial
+// farthest from its median (sessions of minOutlierTrials or more only).
+func (pc *pendingCell) trimmedVar() (float64, float64) {
+	var ss, df float64
+	for _, x := range append(append([][]float64(nil), pc.xbs...), pc.xc) {
+		switch {
+		case len(x) >= minOutlierTrials:
+			ss += variance(withoutFarthest(x)) / trimBias(len(x)) * float64(len(x)-2)
+			df += float64(len(x) - 2)
+		case len(x) >= 2:
+			ss += variance(x) * float64(len(x)-1)
+			df += float64(len(x) - 1)
+		}
+	}
+	if df == 0 {
+		return 0, 0
+	}
+	return ss / df, df
+}
+
+// baseLevel is the baseline's level on the test scale: the mean of its
+// sessions' means.
+func (pc *pendingCell) baseLevel() float64 {
+	var s float64
+	n := 0
+	for _, x := range pc.xbs {
+		if len(x) > 0 {
+			s += mean(x)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return s / float64(n)
+}
+
+// baseShape returns the baseline's number of sessions with trials, m, and
+// h, the mean of 1/n over them: the baseline level's within-session
+// variance is σw²·h/m, and its between-session variance σb²/m.
+func (pc *pendingCell) baseShape() (m, h float64) {
+	for _, x := range pc.xbs {
+		if len(x) > 0 {
+			m++
+			h += 1 / float64(len(x))
+		}
+	}
+	if m > 0 {
+		h /= m
+	}
+	return m, h
+}
+
+// nb is the baseline's trial count.
+func (pc *pendingCell) nb() int {
+	n := 0
+	for _, x := range pc.xbs {
+		n += len(x)
+	}
+	return n
 }
 
 func logs(v []float64, nonPositive *bool) []float64 {
@@ -135,72 +247,81 @@ func variance(x []float64) float64 {
 	return v
 }
 
-// poolNoise pools, per metric, the within-arm spread of every workload's
-// cell: trials of one metric are assumed to share one coefficient of
-// variation across workloads (one spread on the log scale), which gives the
-// t test tens of degrees of freedom instead of the 8 of a 5 + 5 cell. The
-// assumption is checked: a cell whose spread is significantly larger than
-// the rest's (one-sided F test at HeterogeneityAlpha) is left out of the
-// pool and tested with its own spread. Metrics are never pooled with each
-// other: a p99 is noisier than a median.
-func poolNoise(cells []*pendingCell, p *Policy) []Noise {
-	byMetric := map[string][]*pendingCell{}
-	for _, pc := range cells {
-		if !pc.nonPositive && pc.missing == "" {
-			byMetric[pc.cell.Metric] = append(byMetric[pc.cell.Metric], pc)
-		}
-	}
+// testable reports whether the cell's values can enter the noise model.
+func (pc *pendingCell) testable() bool { return !pc.nonPositive && pc.missing == "" }
+
+// byMetric groups the testable cells by metric, in report order.
+func byMetric(cells []*pendingCell) ([]string, map[string][]*pendingCell) {
+	groups := map[string][]*pendingCell{}
 	set := map[string]bool{}
-	for id := range byMetric {
-		set[id] = true
-	}
-	var out []Noise
-	for _, id := range orderedIDs(set) {
-		group := byMetric[id]
-		var ssAll, dfAll float64
-		for _, pc := range group {
-			ssAll += pc.ss
-			dfAll += pc.df
+	for _, pc := range cells {
+		if pc.testable() {
+			groups[pc.cell.Metric] = append(groups[pc.cell.Metric], pc)
+			set[pc.cell.Metric] = true
 		}
-		n := Noise{Metric: id}
-		in := make([]bool, len(group))
-		var ss, df float64
-		for i, pc := range group {
-			in[i] = true
-			restDF := dfAll - pc.df
-			if pc.df >= 2 && restDF >= 2 && p.HeterogeneityAlpha > 0 {
-				own := pc.ss / pc.df
-				rest := (ssAll - pc.ss) / restDF
-				var pv float64
-				switch {
-				case own == 0:
-					pv = 1
-				case rest <= 0:
-					pv = 0
-				default:
-					pv = fSurvival(own/rest, pc.df, restDF)
-				}
-				if pv < p.HeterogeneityAlpha {
-					in[i] = false
-					n.Excluded = append(n.Excluded, pc.cell.Workload)
-					continue
-				}
+	}
+	return orderedIDs(set), groups
+}
+
+// withinFloor is the policy's noise floor as a variance on the test scale.
+func withinFloor(p *Policy, abs bool) float64 {
+	if abs {
+		return p.MinAbs * p.MinAbs
+	}
+	// A log-normal with coefficient of variation v has log-variance
+	// log(1+v²).
+	return math.Log1p(p.MinCV * p.MinCV)
+}
+
+// withinPriors fits, per metric, the empirical-Bayes prior of the cells'
+// within-session variances (see fitPrior). Metrics are never mixed: a p99
+// is noisier than a median.
+//
+// With trimmed set, each session's trial farthest from its median is left
+// out of the fit: the prior the outlier rule judges trials against must
+// not be inflated by the very trials it is looking for (a 30 % hit in a
+// quarter of the sessions would otherwise leave no prior at all).
+func withinPriors(cells []*pendingCell, p *Policy, trimmed bool) map[string]varPrior {
+	ids, groups := byMetric(cells)
+	out := map[string]varPrior{}
+	for _, id := range ids {
+		g := groups[id]
+		vs, dfs := make([]float64, len(g)), make([]float64, len(g))
+		for i, pc := range g {
+			vs[i], dfs[i] = pc.ownVar(), pc.df
+			if trimmed {
+				vs[i], dfs[i] = pc.trimmedVar()
 			}
-			ss += pc.ss
-			df += pc.df
+		}
+		out[id] = fitPrior(vs, dfs, withinFloor(p, g[0].cell.Absolute), float64(p.MinPooledDF), !trimmed)
+	}
+	return out
+}
+
+// moderate is the within-session half of the noise model: it fits the
+// per-metric priors, takes out outlier trials (see outliers.go) against
+// them, refits, and gives every cell its posterior within-session
+// variance. It returns the per-metric summaries of Comparison.Noise.
+func moderate(cells []*pendingCell, p *Policy) []Noise {
+	first := withinPriors(cells, p, true)
+	for _, pc := range cells {
+		if pc.testable() {
+			pc.dropOutliers(first[pc.cell.Metric], p)
+		}
+	}
+	priors := withinPriors(cells, p, false)
+	ids, groups := byMetric(cells)
+	var out []Noise
+	for _, id := range ids {
+		pr := priors[id]
+		n := Noise{Metric: id, DF: pr.DF, Usable: pr.DF > 0}
+		if pr.DF > 0 {
+			n.Sigma = math.Sqrt(pr.V)
+		}
+		for _, pc := range groups[id] {
+			pc.within, pc.withinDF = pr.posterior(pc.ownVar(), pc.df)
 			if pc.df > 0 {
 				n.Pooled++
-			}
-		}
-		n.DF = df
-		if df > 0 {
-			n.Sigma = math.Sqrt(ss / df)
-		}
-		n.Usable = df >= float64(p.MinPooledDF)
-		for i, pc := range group {
-			pc.pooled = n.Usable && in[i]
-			if pc.pooled {
-				pc.cell.Noise = CellNoise{Source: "pooled", Sigma: n.Sigma, DF: n.DF}
 			}
 		}
 		out = append(out, n)

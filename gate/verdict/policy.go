@@ -40,12 +40,19 @@ type Policy struct {
 	// trials never look infinitely certain.
 	MinCV  float64 `json:"min_cv"`
 	MinAbs float64 `json:"min_abs"`
-	// MinPooledDF is the fewest degrees of freedom a pooled noise estimate
-	// needs to be used.
+	// MinPooledDF is the fewest degrees of freedom (all workloads of a
+	// metric together) a within-session noise prior is fitted from.
 	MinPooledDF int `json:"min_pooled_df"`
-	// HeterogeneityAlpha is the level of the F test that keeps a workload
-	// whose spread is significantly larger than the others' out of the pool.
-	HeterogeneityAlpha float64 `json:"heterogeneity_alpha"`
+	// OutlierAlpha is the chance, per session of one cell, that the
+	// outlier-trial rule leaves out a good trial (docs/statistics.md,
+	// "Outlier trials"); 0 turns the rule off.
+	OutlierAlpha float64 `json:"outlier_alpha"`
+	// AssumedBetween is the between-session CV (a fraction; points for
+	// ratio metrics) assumed per metric id when neither calibration,
+	// history nor the baseline's sessions give an estimate; the key "*"
+	// covers every metric not named. Metrics it does not cover get
+	// DefaultBetweenCV. 0 says both arms come from one session.
+	AssumedBetween map[string]float64 `json:"assumed_between,omitempty"`
 	// MaxInvalidShare is the largest share of invalid trials an arm may
 	// have and still be compared (and, for baseline update, promoted).
 	MaxInvalidShare float64 `json:"max_invalid_share"`
@@ -111,7 +118,7 @@ func DefaultPolicy() Policy {
 		MinCV:              0.002,
 		MinAbs:             0.0005,
 		MinPooledDF:        8,
-		HeterogeneityAlpha: 0.01,
+		OutlierAlpha:       0.001,
 		MaxInvalidShare:    0.25,
 		MaxBaselineAgeDays: 30,
 		HardKeys:           append([]string(nil), DefaultHardKeys...),
@@ -163,7 +170,13 @@ func (p *Policy) Validate() error {
 	check(p.AssumedCV > 0 && p.AssumedAbs > 0, "assumed noise must be positive")
 	check(p.MinCV > 0 && p.MinAbs > 0, "noise floors min_cv and min_abs must be positive")
 	check(p.MinPooledDF >= 1, "min_pooled_df %d: must be at least 1", p.MinPooledDF)
-	check(p.HeterogeneityAlpha >= 0 && p.HeterogeneityAlpha < 1, "heterogeneity_alpha %v: must be in [0, 1)", p.HeterogeneityAlpha)
+	check(p.OutlierAlpha >= 0 && p.OutlierAlpha < 0.5, "outlier_alpha %v: must be in [0, 0.5)", p.OutlierAlpha)
+	for _, id := range sortedKeys(p.AssumedBetween) {
+		if _, ok := metrics.Lookup(id); !ok && id != "*" {
+			errs = append(errs, fmt.Errorf("assumed_between: unknown metric %q", id))
+		}
+		check(p.AssumedBetween[id] >= 0 && p.AssumedBetween[id] < 1, "assumed_between.%s %v: must be a fraction in [0, 1)", id, p.AssumedBetween[id])
+	}
 	check(p.MaxInvalidShare >= 0 && p.MaxInvalidShare <= 1, "max_invalid_share %v: must be in [0, 1]", p.MaxInvalidShare)
 	for i, r := range p.Rules {
 		if _, ok := metrics.Lookup(r.Metric); !ok {
@@ -283,6 +296,16 @@ func (p *Policy) resolve(spec json.RawMessage) (*cellRules, error) {
 		rules[g.Metric] = r
 	}
 	return cr, nil
+}
+
+// sortedKeys returns m's keys sorted.
+func sortedKeys(m map[string]float64) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // sortedRuleIDs returns the metric ids of rules in a stable order.

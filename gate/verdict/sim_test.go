@@ -95,7 +95,7 @@ func (s *simCounts) count(cmp *Comparison, inject string) {
 // rate up to 1.5 % is consistent with that.
 func TestSimulatedFalseAlarms(t *testing.T) {
 	runs := simRuns(t, 2000)
-	s := simulate(t, DefaultPolicy(), 1, runs, "", 1)
+	s := simulate(t, oneSession(), 1, runs, "", 1)
 	t.Logf("A/A, %d runs of %d workloads x %d gated metrics x %d trials, CV %.0f%%: any regression %.2f%%, pass %.1f%%, inconclusive %.1f%%",
 		s.runs, simWorkloads, len(DefaultGated), simTrials, 100*simCV, 100*s.rate(s.anyRegression), 100*s.rate(s.pass), 100*s.rate(s.inconclusive))
 	limit := 0.015
@@ -120,10 +120,14 @@ func TestSimulatedPower(t *testing.T) {
 		if metric == "ttft_ms.p99" {
 			factor = 1.12 // tail metrics have a 6 % tolerance
 		}
-		s := simulate(t, DefaultPolicy(), uint64(10+i), runs/2, metric, factor)
+		s := simulate(t, oneSession(), uint64(10+i), runs/2, metric, factor)
 		t.Logf("%s x%.3f: named %.1f%%, other cells named %.2f%% of %d runs", metric, factor, 100*s.rate(s.named), 100*s.rate(s.otherNamed), s.runs)
-		if s.rate(s.named) < 0.90 {
-			t.Errorf("%s x%.3f found and named in %.1f%% of runs, want >= 90%%", metric, factor, 100*s.rate(s.named))
+		want := 0.90
+		if reduced() {
+			want = 0.85 // a quarter of the runs: twice the sampling error
+		}
+		if s.rate(s.named) < want {
+			t.Errorf("%s x%.3f found and named in %.1f%% of runs, want >= %.0f%%", metric, factor, 100*s.rate(s.named), 100*want)
 		}
 		if s.rate(s.otherNamed) > 0.02 {
 			t.Errorf("%s: other cells named in %.2f%% of runs, want <= ~1%%", metric, 100*s.rate(s.otherNamed))
@@ -137,9 +141,9 @@ func TestSimulatedPower(t *testing.T) {
 // of freedom. This is why the noise is pooled per metric.
 func TestSimulatedPoolingMatters(t *testing.T) {
 	runs := simRuns(t, 200)
-	own := DefaultPolicy()
+	own := oneSession()
 	own.MinPooledDF = 1 << 20 // never usable: every cell uses its own spread
-	pooled := simulate(t, DefaultPolicy(), 20, runs, "tpot_ms.p50", 1.08)
+	pooled := simulate(t, oneSession(), 20, runs, "tpot_ms.p50", 1.08)
 	alone := simulate(t, own, 20, runs, "tpot_ms.p50", 1.08)
 	aa := simulate(t, own, 21, runs, "", 1)
 	t.Logf("tpot_ms.p50 x1.08, %d runs: named %.1f%% pooled vs %.1f%% per-cell Welch; per-cell Welch A/A false alarms %.2f%%",
@@ -168,7 +172,7 @@ func TestSimulatedLooks(t *testing.T) {
 	} {
 		s, meanLooks := simulateLooks(t, 99, runs, sc.baseTrials, sc.inject, 1.08)
 		t.Logf("%s, up to %d looks, %d runs: any regression %.2f%%, named %.1f%%, other named %.2f%%, pass %.1f%%, inconclusive %.1f%%, mean looks %.2f",
-			sc.name, DefaultPolicy().MaxLooks, runs, 100*s.rate(s.anyRegression), 100*s.rate(s.named), 100*s.rate(s.otherNamed), 100*s.rate(s.pass), 100*s.rate(s.inconclusive), meanLooks)
+			sc.name, oneSession().MaxLooks, runs, 100*s.rate(s.anyRegression), 100*s.rate(s.named), 100*s.rate(s.otherNamed), 100*s.rate(s.pass), 100*s.rate(s.inconclusive), meanLooks)
 		if sc.inject == "" && s.rate(s.anyRegression) > 0.02 {
 			t.Errorf("%s: false regression over looks %.2f%% > alpha", sc.name, 100*s.rate(s.anyRegression))
 		}
@@ -180,7 +184,7 @@ func TestSimulatedLooks(t *testing.T) {
 
 func simulateLooks(t *testing.T, seed uint64, runs, baseTrials int, inject string, factor float64) (simCounts, float64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	p := DefaultPolicy()
+	p := oneSession()
 	var s simCounts
 	looks := 0
 	for r := 0; r < runs; r++ {
@@ -232,7 +236,7 @@ func reduced() bool { return testing.Short() || raceBuild }
 // stay inconclusive (not pass) when it is not.
 func TestSimulatedPassRule(t *testing.T) {
 	runs := simRuns(t, 200)
-	p := DefaultPolicy()
+	p := oneSession()
 	for _, sc := range []struct {
 		cv       float64
 		trials   int

@@ -57,7 +57,7 @@ var importedIDs = []string{
 }
 
 func TestSubstitute(t *testing.T) {
-	p := DefaultPolicy()
+	p := oneSession()
 	defaults, err := p.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestSubstituteWorkloadOptOut(t *testing.T) {
 	for _, r := range append(b, c...) {
 		withSpec(r, map[string]any{"kind": "vllm-bench", "gate": []map[string]any{{"metric": "ttft_ms.p95", "gated": off}}})
 	}
-	cmp := mustCompare(t, b, c, DefaultPolicy())
+	cmp := mustCompare(t, b, c, oneSession())
 	if cell := cellOf(cmp, "chat", "ttft_ms.p95"); cell == nil || cell.Gated {
 		t.Fatalf("ttft_ms.p95 turned off by the workload but gated: %v", cell)
 	}

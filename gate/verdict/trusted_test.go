@@ -42,8 +42,11 @@ func TestTrustedRulesAreNeverLoosened(t *testing.T) {
 			return withSpec(&c, map[string]any{"gate": []map[string]any{{"metric": "tpot_ms.p50", "gated": false}}})
 		}, "stops gating tpot_ms.p50"},
 	} {
-		// Without the trusted rules the loosened gate lets the regression through.
-		c, err := Compare([]*result.Result{base}, []*result.Result{tc.cand()}, tc.p, Look{})
+		// Without the trusted rules the loosened gate lets the regression
+		// through, even with the between-session noise known.
+		loose := tc.p
+		loose.Noise = calibrated("chat")
+		c, err := Compare([]*result.Result{base}, []*result.Result{tc.cand()}, loose, Look{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,6 +55,7 @@ func TestTrustedRulesAreNeverLoosened(t *testing.T) {
 		}
 		p := tc.p
 		p.Trusted = trusted
+		p.Noise = calibrated("chat")
 		c, err = Compare([]*result.Result{base}, []*result.Result{tc.cand()}, p, Look{})
 		if err != nil {
 			t.Fatal(err)
@@ -78,4 +82,15 @@ func TestTrustedRulesKeepStricterCheckedOutRules(t *testing.T) {
 	if _, ok := cr.rules["e2el_ms.p50"]; ok {
 		t.Error("an ungated trusted rule added a rule")
 	}
+}
+
+// calibrated is a calibration of cell that measured 0.5 % between-session
+// noise on 40 degrees of freedom for every default gated metric, so a
+// one-session baseline can show a 10 % change beyond a 3 % tolerance.
+func calibrated(cell string) Priors {
+	m := map[string]Prior{}
+	for _, id := range DefaultGated {
+		m[id] = Prior{BetweenVar: 0.005 * 0.005, BetweenDF: 40, Source: "calibration"}
+	}
+	return Priors{cell: m}
 }

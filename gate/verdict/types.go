@@ -22,7 +22,13 @@ import (
 )
 
 // SchemaID identifies the JSON encoding of Comparison.
-const SchemaID = "perfgate.comparison/v1"
+// v2 added the two-level noise model: moderated (empirical-Bayes) within-
+// session noise, the between-session term, several-session baselines,
+// outlier trials, and the per-cell pass tolerance, pass chance and limit.
+// Every v1 field is still written with its v1 meaning, except that
+// Noise.Excluded stays empty (no cell is kept out of a prior any more) and
+// CellNoise.Source has new values.
+const SchemaID = "perfgate.comparison/v2"
 
 // Outcome is the decision for one cell, or for the whole comparison.
 type Outcome string
@@ -133,6 +139,9 @@ type Workload struct {
 	// BaselineTrials and CandidateTrials count valid trials.
 	BaselineTrials  int `json:"baseline_trials"`
 	CandidateTrials int `json:"candidate_trials"`
+	// BaselineSessions is the number of baseline results (server
+	// sessions) of a several-session baseline; 0 for one.
+	BaselineSessions int `json:"baseline_sessions,omitempty"`
 	// Excluded lists the invalid trials left out, with their reasons.
 	Excluded []Excluded `json:"excluded,omitempty"`
 	// Fingerprint lists every fingerprint key whose value differs.
@@ -151,9 +160,12 @@ type Workload struct {
 
 // Excluded is an invalid trial left out of the comparison.
 type Excluded struct {
-	Arm    string `json:"arm"` // "baseline" or "candidate"
-	Trial  int    `json:"trial"`
-	Reason string `json:"reason"`
+	Arm string `json:"arm"` // "baseline" or "candidate"
+	// Session is the 1-based baseline session of a several-session
+	// baseline; 0 otherwise.
+	Session int    `json:"session,omitempty"`
+	Trial   int    `json:"trial"`
+	Reason  string `json:"reason"`
 }
 
 // FingerprintDiff is one fingerprint key that differs between the arms. An
@@ -177,6 +189,10 @@ type Arm struct {
 	// CV is the arm's own coefficient of variation (relative metrics) or
 	// standard deviation (absolute metrics); 0 with fewer than 2 trials.
 	CV float64 `json:"cv"`
+	// Sessions is the number of server sessions of a several-session
+	// baseline (whose Centre is then the mean of its session means); 0 for
+	// one session.
+	Sessions int `json:"sessions,omitempty"`
 }
 
 // Cell is the comparison of one metric of one workload cell.
@@ -220,6 +236,19 @@ type Cell struct {
 	// MDE is the smallest worsening this look would call a regression with
 	// 80 % power, same scale as Worse.
 	MDE float64 `json:"mde"`
+	// PassTolerance is the smallest tolerance at which an unchanged build
+	// would pass this cell in 90 % of runs at this look's trials and
+	// noise; PassChance is the chance it passes at the configured
+	// Tolerance. Same scale as Worse; PassChance a probability.
+	PassTolerance float64 `json:"pass_tolerance"`
+	PassChance    float64 `json:"pass_chance"`
+	// Limit says, for an inconclusive gated cell, what would decide it:
+	// LimitCandidate, LimitBaseline or LimitBetween (more trials cannot).
+	Limit Limit `json:"limit,omitempty"`
+	// Outliers are trials left out of this cell's test (see
+	// docs/statistics.md, "Outlier trials"); their values stay in the
+	// arms' Values.
+	Outliers []Outlier `json:"outliers,omitempty"`
 	// Noise says which noise estimate the test used.
 	Noise   CellNoise `json:"noise"`
 	Outcome Outcome   `json:"outcome"`
@@ -232,31 +261,72 @@ type Cell struct {
 
 // CellNoise is the noise estimate a cell's test used.
 type CellNoise struct {
-	// Source is "pooled" (the metric's pooled within-arm spread across
-	// workloads), "own" (this cell's arms only; Welch), or "assumed"
-	// (Policy.AssumedCV, no usable estimate).
+	// Source of the within-session noise: "moderated" (the cell's spread
+	// shrunk toward the metric's empirical-Bayes prior), "own" (no prior
+	// could be fitted: the cell's spread alone), or "assumed"
+	// (Policy.AssumedCV or a calibrated within variance: too few trials).
 	Source string `json:"source"`
-	// Sigma is the per-trial standard deviation on the test scale (log
-	// values for relative metrics, raw for absolute ones).
+	// Sigma is the per-trial within-session standard deviation on the test
+	// scale (log values for relative metrics, raw for absolute ones).
 	Sigma float64 `json:"sigma"`
-	// DF is the degrees of freedom of the t test (0 means normal).
+	// DF is the degrees of freedom of the t test (Satterthwaite; 0 means
+	// normal).
 	DF float64 `json:"df"`
 	// SE is the standard error of the estimate on the test scale.
 	SE float64 `json:"se"`
+	// WithinDF is Sigma's degrees of freedom, PriorDF the part of them
+	// borrowed from the metric's prior (d0).
+	WithinDF float64 `json:"within_df"`
+	PriorDF  float64 `json:"prior_df"`
+	// Between is the between-session standard deviation of a session's
+	// level on the test scale, BetweenDF its degrees of freedom (0: taken
+	// as exact), BetweenSource where it came from: "calibration",
+	// "history" (Policy.Noise), "sessions" (the baseline's own sessions),
+	// joined by "+" within a workload and by "," across the metric's
+	// workloads, whose estimates are pooled; "assumed"
+	// (Policy.AssumedBetween) or "default" (DefaultBetweenCV: not
+	// calibrated).
+	Between       float64 `json:"between"`
+	BetweenDF     float64 `json:"between_df"`
+	BetweenSource string  `json:"between_source"`
 }
 
-// Noise is the pooled noise estimate of one metric across workloads.
+// Limit names what keeps an inconclusive cell undecided.
+type Limit string
+
+const (
+	// LimitCandidate: more candidate trials can decide the cell.
+	LimitCandidate Limit = "candidate-trials"
+	// LimitBaseline: baseline trials are the larger part of its standard
+	// error, or more candidate trials alone cannot decide it.
+	LimitBaseline Limit = "baseline-trials"
+	// LimitBetween: not even unlimited trials of these sessions can decide
+	// it; the between-session noise alone keeps it undecided.
+	LimitBetween Limit = "between-session"
+)
+
+// Noise is the empirical-Bayes prior of one metric's noise, fitted across
+// its workloads.
 type Noise struct {
-	Metric string  `json:"metric"`
-	Sigma  float64 `json:"sigma"`
-	DF     float64 `json:"df"`
-	// Workloads pooled, and those left out because their own spread was
-	// significantly larger (they use their own estimate instead).
+	Metric string `json:"metric"`
+	// Sigma is the prior within-session standard deviation (s0), DF its
+	// prior degrees of freedom (d0): the weight each cell's posterior
+	// gives it.
+	Sigma float64 `json:"sigma"`
+	DF    float64 `json:"df"`
+	// Pooled counts the workloads the prior was fitted from. Excluded is
+	// kept for v1 readers and stays empty.
 	Pooled   int      `json:"pooled"`
 	Excluded []string `json:"excluded,omitempty"`
-	// Usable is false when DF < Policy.MinPooledDF: cells then use their
-	// own spread or the assumed noise.
+	// Usable is false when no prior could be fitted (fewer than three
+	// workloads, or fewer than Policy.MinPooledDF degrees of freedom):
+	// cells then use their own spread or the assumed noise.
 	Usable bool `json:"usable"`
+	// Between and BetweenDF are the between-session standard deviation
+	// pooled over the workloads' estimates, with its degrees of freedom; 0
+	// when no workload had one.
+	Between   float64 `json:"between,omitempty"`
+	BetweenDF float64 `json:"between_df,omitempty"`
 }
 
 // Ages are compared in days; kept here so the JSON stays in plain numbers.

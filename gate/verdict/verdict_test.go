@@ -30,9 +30,9 @@ func mustCompare(t *testing.T, b, c []*result.Result, p Policy) *Comparison {
 }
 
 func TestMatching(t *testing.T) {
-	allowMissing := DefaultPolicy()
+	allowMissing := oneSession()
 	allowMissing.AllowMissing = true
-	allowMismatch := DefaultPolicy()
+	allowMismatch := oneSession()
 	allowMismatch.AllowMismatch = true
 	cases := []struct {
 		name    string
@@ -42,24 +42,24 @@ func TestMatching(t *testing.T) {
 		verdict Outcome
 		message string // substring of the workload's message or warnings
 	}{
-		{"same", nil, DefaultPolicy(), Compared, Pass, ""},
-		{"hash changed", func(b, c *result.Result) { c.Workload.Hash = "other" }, DefaultPolicy(), WorkloadChanged, Invalid, "workload changed since the baseline; re-baseline"},
-		{"incomplete candidate", func(b, c *result.Result) { c.Complete, c.IncompleteReason = false, "server died" }, DefaultPolicy(), IncompleteRun, Invalid, "server died"},
-		{"gpu differs", func(b, c *result.Result) { c.Fingerprint["gpu.name"] = "A100" }, DefaultPolicy(), FingerprintMismatch, Invalid, `gpu.name "H100" vs "A100"`},
+		{"same", nil, oneSession(), Compared, Pass, ""},
+		{"hash changed", func(b, c *result.Result) { c.Workload.Hash = "other" }, oneSession(), WorkloadChanged, Invalid, "workload changed since the baseline; re-baseline"},
+		{"incomplete candidate", func(b, c *result.Result) { c.Complete, c.IncompleteReason = false, "server died" }, oneSession(), IncompleteRun, Invalid, "server died"},
+		{"gpu differs", func(b, c *result.Result) { c.Fingerprint["gpu.name"] = "A100" }, oneSession(), FingerprintMismatch, Invalid, `gpu.name "H100" vs "A100"`},
 		{"gpu differs, allowed", func(b, c *result.Result) { c.Fingerprint["gpu.name"] = "A100" }, allowMismatch, Compared, Pass, "--allow-mismatch"},
-		{"soft key differs", func(b, c *result.Result) { c.Fingerprint["vllm.version"] = "0.9" }, DefaultPolicy(), Compared, Pass, ""},
+		{"soft key differs", func(b, c *result.Result) { c.Fingerprint["vllm.version"] = "0.9" }, oneSession(), Compared, Pass, ""},
 		{"one invalid trial", func(b, c *result.Result) {
 			c.Trials = append(c.Trials, result.Trial{Index: 5, InvalidReason: "client saturated"})
-		}, DefaultPolicy(), Compared, Pass, "1 invalid candidate trial(s) excluded"},
+		}, oneSession(), Compared, Pass, "1 invalid candidate trial(s) excluded"},
 		{"too many invalid", func(b, c *result.Result) {
 			c.Trials[0].Valid, c.Trials[1].Valid = false, false
-		}, DefaultPolicy(), NoValidTrials, Invalid, "2 of the candidate's 5 trials are invalid"},
-		{"old baseline", func(b, c *result.Result) { c.StartedAt = b.StartedAt.Add(40 * 24 * time.Hour) }, DefaultPolicy(), Compared, Pass, "40 days older"},
+		}, oneSession(), NoValidTrials, Invalid, "2 of the candidate's 5 trials are invalid"},
+		{"old baseline", func(b, c *result.Result) { c.StartedAt = b.StartedAt.Add(40 * 24 * time.Hour) }, oneSession(), Compared, Pass, "40 days older"},
 		{"missing gated metric", func(b, c *result.Result) {
 			for i := range c.Trials {
 				delete(c.Trials[i].Values, "ttft_ms.p99")
 			}
-		}, DefaultPolicy(), Compared, Inconclusive, "ttft_ms.p99 is missing from the candidate"},
+		}, oneSession(), Compared, Inconclusive, "ttft_ms.p99 is missing from the candidate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,7 +85,7 @@ func TestMatchingDetails(t *testing.T) {
 		c.Fingerprint["vllm.version"] = "0.9"
 		c.Trials = append(c.Trials, result.Trial{Index: 7, InvalidReason: "token counts not as requested"})
 	})
-	cmp := mustCompare(t, b, c, DefaultPolicy())
+	cmp := mustCompare(t, b, c, oneSession())
 	w := cmp.Workloads[0]
 	if len(w.Fingerprint) != 1 || w.Fingerprint[0] != (FingerprintDiff{Key: "vllm.version", Baseline: "", Candidate: "0.9"}) {
 		t.Errorf("fingerprint diffs %+v", w.Fingerprint)
@@ -113,7 +113,7 @@ func TestMissing(t *testing.T) {
 		{"missing candidate", append(b, other), c, false, MissingCandidate, Invalid},
 		{"nothing comparable", nil, c, true, MissingBaseline, Invalid},
 	} {
-		p := DefaultPolicy()
+		p := oneSession()
 		p.AllowMissing = tc.allow
 		cmp := mustCompare(t, tc.b, tc.c, p)
 		var got Status
@@ -130,25 +130,28 @@ func TestMissing(t *testing.T) {
 
 func TestCompareErrors(t *testing.T) {
 	b, c := pair(5, nil)
-	bad := DefaultPolicy()
+	bad := oneSession()
 	bad.Alpha = 0
 	if _, err := Compare(b, c, bad, Look{}); err == nil || !strings.Contains(err.Error(), "alpha") {
 		t.Errorf("bad alpha: %v", err)
 	}
-	if _, err := Compare(b, c, DefaultPolicy(), Look{Index: 3, Max: 2}); err == nil {
+	if _, err := Compare(b, c, oneSession(), Look{Index: 3, Max: 2}); err == nil {
 		t.Error("look 3 of 2 accepted")
 	}
-	if _, err := Compare(append(b, b[0]), c, DefaultPolicy(), Look{}); err == nil || !strings.Contains(err.Error(), `two results for workload cell "w"`) {
-		t.Errorf("duplicate cell: %v", err)
+	if _, err := Compare(b, append(c, c[0]), oneSession(), Look{}); err == nil || !strings.Contains(err.Error(), `two results for workload cell "w"`) {
+		t.Errorf("duplicate candidate cell: %v", err)
+	}
+	if _, err := Compare(append(b, b[0]), c, oneSession(), Look{}); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("one baseline session given twice: %v", err)
 	}
 	withSpec(c[0], map[string]any{"gate": []map[string]any{{"metric": "no_such_metric"}}})
-	if _, err := Compare(b, c, DefaultPolicy(), Look{}); err == nil || !strings.Contains(err.Error(), "no_such_metric") {
+	if _, err := Compare(b, c, oneSession(), Look{}); err == nil || !strings.Contains(err.Error(), "no_such_metric") {
 		t.Errorf("unknown gate metric: %v", err)
 	}
 }
 
 func TestResolve(t *testing.T) {
-	p := DefaultPolicy()
+	p := oneSession()
 	off := false
 	rules, err := p.Resolve(mustJSON(map[string]any{"gate": []map[string]any{
 		{"metric": "ttft_ms.p99", "gated": off},
@@ -180,7 +183,7 @@ func mustJSON(v any) []byte { return withSpec(&result.Result{}, v).Workload.Spec
 // labelled low-confidence and uses the assumed noise; a large slowdown is
 // still a regression, a small difference stays inconclusive.
 func TestLowSample(t *testing.T) {
-	p := DefaultPolicy()
+	p := oneSession()
 	p.Rules = []Rule{{Metric: "tpot_ms.p50", Gated: true}}
 	one := func(v float64) []*result.Result {
 		return []*result.Result{newResult("w", map[string][]float64{"tpot_ms.p50": {v}})}
@@ -196,9 +199,11 @@ func TestLowSample(t *testing.T) {
 	}
 }
 
-// TestPoolingHeterogeneity: a workload much noisier than the others is
-// left out of its metric's pool and tested with its own spread.
-func TestPoolingHeterogeneity(t *testing.T) {
+// TestModeratedHeterogeneity: a workload much noisier than the others
+// keeps (most of) its own spread under the empirical-Bayes prior, and the
+// quiet ones are not dragged up to it: the prior's weight d0 falls when
+// the cells' variances disagree.
+func TestModeratedHeterogeneity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	var b, c []*result.Result
 	for w, cell := range []string{"a", "b", "c", "d", "noisy"} {
@@ -209,20 +214,30 @@ func TestPoolingHeterogeneity(t *testing.T) {
 		b = append(b, simArm(rng, cell, 6, cv, nil))
 		c = append(c, simArm(rng, cell, 6, cv, nil))
 	}
-	cmp := mustCompare(t, b, c, DefaultPolicy())
+	cmp := mustCompare(t, b, c, oneSession())
 	for _, n := range cmp.Noise {
-		if n.Metric == "success_rate" {
-			continue
-		}
-		if len(n.Excluded) != 1 || n.Excluded[0] != "noisy" || !n.Usable {
-			t.Errorf("%s: noise %+v", n.Metric, n)
+		if n.Metric != "success_rate" && (!n.Usable || n.DF > 5 || n.Pooled != 5) {
+			t.Errorf("%s: prior %+v, want usable with little weight", n.Metric, n)
 		}
 	}
-	if c := cellOf(cmp, "noisy", "tpot_ms.p50"); c.Noise.Source != "own" {
-		t.Errorf("noisy cell noise %+v", c.Noise)
+	noisy, quiet := cellOf(cmp, "noisy", "tpot_ms.p50"), cellOf(cmp, "a", "tpot_ms.p50")
+	if noisy.Noise.Source != "moderated" || noisy.Noise.Sigma < 0.08 {
+		t.Errorf("noisy cell noise %+v", noisy.Noise)
 	}
-	if c := cellOf(cmp, "a", "tpot_ms.p50"); c.Noise.Source != "pooled" || c.Noise.DF != 40 {
-		t.Errorf("quiet cell noise %+v", c.Noise)
+	if quiet.Noise.Sigma > 0.02 || quiet.Noise.WithinDF <= 10 {
+		t.Errorf("quiet cell noise %+v", quiet.Noise)
+	}
+}
+
+// TestModeratedAgreement: when the workloads' variances agree, the prior
+// adds degrees of freedom to every cell (d0 is taken at its lower
+// confidence bound, see priorLevel, so fewer than the v1 pool's 80).
+func TestModeratedAgreement(t *testing.T) {
+	b, c := arms(12, 10, 5, 0.02, "", 1)
+	cmp := mustCompare(t, b, c, oneSession())
+	cell := cellOf(cmp, "w03", "tpot_ms.p50")
+	if cell.Noise.WithinDF < 16 || cell.Noise.Source != "moderated" {
+		t.Errorf("equal CVs: within df %.1f (%s), want the prior to add at least 8", cell.Noise.WithinDF, cell.Noise.Source)
 	}
 }
 
@@ -232,7 +247,7 @@ func TestAbsoluteSuccessRate(t *testing.T) {
 			c.Trials[i].Values["success_rate"] = 0.98
 		}
 	})
-	cmp := mustCompare(t, b, c, DefaultPolicy())
+	cmp := mustCompare(t, b, c, oneSession())
 	cell := cellOf(cmp, "w", "success_rate")
 	if cell.Outcome != Regression || !cell.Absolute || cell.Worse < 1.99 || cell.Worse > 2.01 || cell.Tolerance != 0.5 {
 		t.Errorf("success_rate 1 -> 0.98: %v absolute=%v tol=%v", cell, cell.Absolute, cell.Tolerance)
@@ -244,7 +259,7 @@ func TestAbsoluteSuccessRate(t *testing.T) {
 
 func TestZeroValues(t *testing.T) {
 	b, c := pair(8, func(b, c *result.Result) { c.Trials[0].Values["output_throughput"] = 0 })
-	cmp := mustCompare(t, b, c, DefaultPolicy())
+	cmp := mustCompare(t, b, c, oneSession())
 	cell := cellOf(cmp, "w", "output_throughput")
 	// A throughput that falls to zero is a regression (zero.go), never
 	// an inconclusive cell that lets the gate pass.
@@ -258,7 +273,7 @@ func TestNeedsTrials(t *testing.T) {
 	// w0 is quiet and passes; w1 is noisy with one trial each: inconclusive.
 	b := []*result.Result{simArm(rng, "w0", 5, 0.002, nil), simArm(rng, "w1", 1, 0.05, nil)}
 	c := []*result.Result{simArm(rng, "w0", 5, 0.002, nil), simArm(rng, "w1", 1, 0.05, nil)}
-	cmp, err := Compare(b, c, DefaultPolicy(), Look{Index: 1, Max: 3})
+	cmp, err := Compare(b, c, oneSession(), Look{Index: 1, Max: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +283,7 @@ func TestNeedsTrials(t *testing.T) {
 	if cmp.LookAlpha != 0.01/3 {
 		t.Errorf("look alpha %v", cmp.LookAlpha)
 	}
-	cmp, _ = Compare(b, c, DefaultPolicy(), Look{Index: 3, Max: 3})
+	cmp, _ = Compare(b, c, oneSession(), Look{Index: 3, Max: 3})
 	if got := cmp.NeedsTrials(); got != nil {
 		t.Errorf("last look still needs trials: %v", got)
 	}

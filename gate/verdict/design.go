@@ -1,0 +1,134 @@
+package verdict
+
+import "math"
+
+// The formulas by which a comparison predicts itself: the minimum
+// detectable change, the smallest tolerance an unchanged build passes, the
+// chance it passes, and the power at any change. Compare fills each cell's
+// MDE, PassTolerance and PassChance with them; Design evaluates them for a
+// comparison not yet run (the table of `perfgate calibrate`: how many
+// trials or sessions reach a tolerance); the seeded tests check them
+// against measured rates.
+
+// power is the power the minimum detectable effect is quoted at.
+const power = 0.8
+
+// passTarget is the pass rate PassTolerance is quoted at: the smallest
+// tolerance at which an unchanged build passes this often.
+const passTarget = 0.9
+
+// passChance is the chance an unchanged cell passes: its estimate plus
+// q·SE must be inside the tolerance tol, P(T <= tol/SE − q).
+func passChance(se, df, q, tol float64) float64 { return tCDF(tol/se-q, df) }
+
+// powerAt is the chance a true worsening delta is called a regression: the
+// estimate must pass both the Holm threshold tH and the tolerance, P(T >
+// max(tH, tol/SE) − δ/SE).
+func powerAt(se, df, tH, tol, delta float64) float64 {
+	return tSurvival(math.Max(tH, tol/se)-delta/se, df)
+}
+
+// Power is the predicted chance that this comparison's design calls a
+// true worsening of change (a fraction for relative metrics, 0.08 = 8 %;
+// points as a fraction for absolute ones) of cell a regression when it is
+// the only changed cell, at the first Holm step's threshold: the formula
+// behind MDE, at any change.
+func (c *Comparison) Power(cell *Cell, change float64) float64 {
+	se, df := cell.Noise.SE, cell.Noise.DF
+	if se <= 0 {
+		return 0
+	}
+	delta, tol := change, cell.Tolerance/100
+	if !cell.Absolute {
+		delta, tol = math.Log1p(change), math.Log1p(tol)
+	}
+	step := c.LookAlpha
+	if c.Family > 0 {
+		step /= float64(c.Family)
+	}
+	return powerAt(se, df, tQuantile(1-step, df), tol, delta)
+}
+
+// Design is one gated cell of a comparison not yet run: its trial counts,
+// its noise (as a Prior from calibration or history gives it) and its
+// rule. Relative metrics take variances of log values and give changes as
+// fractions of the baseline (0.05 = 5 %); absolute metrics (Absolute set)
+// in their own units.
+type Design struct {
+	// CandidateTrials of the candidate's one session; BaselineTrials per
+	// baseline session, BaselineSessions of them (1 for a baseline file).
+	CandidateTrials, BaselineTrials, BaselineSessions int
+	// Noise gives the within- and between-session variances and their
+	// degrees of freedom (0 df: taken as exact).
+	Noise    Prior
+	Absolute bool
+	// Tolerance is the rule's tolerance (a fraction, 0.03 = 3 %).
+	Tolerance float64
+	// Family is the number of gated cells in the Holm family; LookAlpha
+	// the alpha of the look (Policy.Alpha / MaxLooks); PassAlpha the
+	// policy's.
+	Family               int
+	LookAlpha, PassAlpha float64
+}
+
+// se is the standard error of the design's estimate and its degrees of
+// freedom, as Compare computes them.
+func (d Design) se() (float64, float64) {
+	m := float64(max(d.BaselineSessions, 1))
+	s := sePart{
+		cand:      d.Noise.WithinVar / float64(max(d.CandidateTrials, 1)),
+		base:      d.Noise.WithinVar / float64(max(d.BaselineTrials, 1)) / m,
+		between:   d.Noise.BetweenVar * (1 + 1/m),
+		withinDF:  d.Noise.WithinDF,
+		betweenDF: d.Noise.BetweenDF,
+	}
+	return s.se(), s.df()
+}
+
+func (d Design) tH(df float64) float64 {
+	return tQuantile(1-d.LookAlpha/float64(max(d.Family, 1)), df)
+}
+
+func (d Design) scale(x float64) float64 {
+	if d.Absolute {
+		return x
+	}
+	return math.Expm1(x)
+}
+
+func (d Design) tol() float64 {
+	if d.Absolute {
+		return d.Tolerance
+	}
+	return math.Log1p(d.Tolerance)
+}
+
+// MDE is the smallest worsening found with 80 % power (a fraction).
+func (d Design) MDE() float64 {
+	se, df := d.se()
+	return d.scale((d.tH(df) + tQuantile(power, df)) * se)
+}
+
+// PassTolerance is the smallest tolerance at which an unchanged build
+// passes in 90 % of runs (a fraction).
+func (d Design) PassTolerance() float64 {
+	se, df := d.se()
+	return d.scale((tQuantile(1-d.PassAlpha, df) + tQuantile(passTarget, df)) * se)
+}
+
+// PassChance is the chance an unchanged build passes at Tolerance.
+func (d Design) PassChance() float64 {
+	se, df := d.se()
+	return passChance(se, df, tQuantile(1-d.PassAlpha, df), d.tol())
+}
+
+// Power is the chance a true worsening of change (a fraction) is called a
+// regression.
+func (d Design) Power(change float64) float64 {
+	se, df := d.se()
+	delta := change
+	if !d.Absolute {
+		delta = math.Log1p(change)
+	}
+	return powerAt(se, df, d.tH(df), d.tol(), delta)
+}
