@@ -70,4 +70,3 @@ func tpotOnly(ts []result.Trial, change float64) []result.Trial {
 	}
 	return ts
 }
-
