@@ -48,6 +48,7 @@ func TestImportDirection(t *testing.T) {
 		{"gate/", []string{mod + "gate/cli"}, "nothing imports the command layer"},
 		{"gate/verdict", []string{"net/http", "os/exec", mod + "gate/loadgen", mod + "gate/report"}, "verdicts are pure statistics"},
 		{"gate/report", []string{"net/http", "os/exec", mod + "gate/loadgen", mod + "gate/github"}, "renderers are pure"},
+		{"gate/history", []string{"os", "net/http", mod + "gate/loadgen", mod + "gate/github", mod + "gate/config"}, "history analysis is pure: it reads the lines it is given"},
 		{"gate/loadgen", []string{mod + "gate/verdict", mod + "gate/report"}, "measuring never depends on judging"},
 		{"gate/ready", []string{mod + "gate/loadgen", mod + "gate/server", mod + "gate/verdict", mod + "gate/report"}, "the one readiness protocol serves the load generator and the launcher alike, depending on neither"},
 		{"gate/sim", []string{mod + "gate/sse", mod + "gate/loadgen"}, "the simulator shares no protocol code with the client, so each catches the other's mistakes"},

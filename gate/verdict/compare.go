@@ -191,6 +191,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	if err != nil {
 		return w, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)
 	}
+	w.Warnings = append(w.Warnings, cr.tighten(p.Trusted[name])...)
 	w.Status = Compared
 	return w, cr, nil
 }

@@ -73,6 +73,11 @@ type Policy struct {
 	// between-session noise applies. It is input data, not a knob, so it
 	// is not serialized with the policy.
 	Noise Priors `json:"-"`
+	// Trusted holds, per workload cell, the rules stored with its baseline
+	// when it was promoted from the trusted side (see tighten): the cell
+	// is judged by the stricter of these and the checked-out rules. Like
+	// Noise it is input data, not serialized with the policy.
+	Trusted map[string][]Rule `json:"-"`
 }
 
 // Rule gates one metric id with a tolerance.
