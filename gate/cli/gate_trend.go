@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
@@ -37,7 +38,7 @@ func gateAttachHistory(d *report.Data, root, profile string, warn io.Writer) {
 		if d.History == nil {
 			d.History = map[string][]report.Run{}
 		}
-		d.History[w.Cell] = historyRuns(lines)
+		d.History[w.Cell] = historyRuns(w.Cell, lines)
 	}
 }
 
@@ -51,41 +52,28 @@ func compareAttachHistory(d *report.Data, baselineArg string, warn io.Writer) {
 	gateAttachHistory(d, filepath.Dir(dir), filepath.Base(dir), warn)
 }
 
-// historyRuns summarises each history line as the comparison summarises
-// an arm (verdict.Arm.Centre): the geometric mean of a relative metric's
-// trial values, the arithmetic mean of an absolute one's or of values
-// that are not all positive.
-func historyRuns(lines []baseline.HistoryLine) []report.Run {
-	runs := make([]report.Run, 0, len(lines))
-	for _, l := range lines {
-		vals := map[string][]float64{}
-		for _, t := range l.Trials {
-			for id, v := range t {
-				vals[id] = append(vals[id], v)
+// historyRuns turns a cell's history lines into the report's runs. The
+// lines go through history.FromLines, as for `perfgate history`: only the
+// sessions of the newest workload hash are points of the series, and each
+// session's summary is on the verdict's test scale, so a run's centre is
+// exp(mean) for a relative metric (the geometric mean of its trial
+// values, as verdict.Arm.Centre) and the mean for an absolute one.
+func historyRuns(cell string, lines []baseline.HistoryLine) []report.Run {
+	c := history.FromLines(cell, lines)
+	runs := make([]report.Run, 0, len(c.Sessions))
+	for _, s := range c.Sessions {
+		centre := map[string]float64{}
+		for id, sum := range s.Summary {
+			if sum.N == 0 {
+				continue
+			}
+			if verdict.Absolute(id) {
+				centre[id] = sum.Mean
+			} else {
+				centre[id] = math.Exp(sum.Mean)
 			}
 		}
-		centre := map[string]float64{}
-		for id, v := range vals {
-			centre[id] = centreOf(v, verdict.Absolute(id))
-		}
-		runs = append(runs, report.Run{Commit: l.GitSHA, PromotedAt: l.PromotedAt, Centre: centre})
+		runs = append(runs, report.Run{Commit: s.Commit, PromotedAt: s.PromotedAt, Centre: centre})
 	}
 	return runs
-}
-
-func centreOf(v []float64, abs bool) float64 {
-	sum, logs, positive := 0.0, 0.0, true
-	for _, x := range v {
-		sum += x
-		if x > 0 {
-			logs += math.Log(x)
-		} else {
-			positive = false
-		}
-	}
-	n := float64(len(v))
-	if abs || !positive {
-		return sum / n
-	}
-	return math.Exp(logs / n)
 }
