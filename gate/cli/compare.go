@@ -132,6 +132,7 @@ func runCompare(s *Streams, o compareOptions) error {
 		BaselinePaths: basePaths,
 		ResultPaths:   candPaths,
 	}
+	compareAttachHistory(d, o.baseline, s.Err)
 	var buf bytes.Buffer
 	if err := compareRender(&buf, o.format, d); err != nil {
 		return err

@@ -199,6 +199,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	paths := gateReportPaths(cfg, baseDir, out)
 	paths.data.ServerFailure = serveReported(failed)
 	gateAttachBaselines(paths.data, baselines)
+	gateAttachHistory(paths.data, cfg.Baselines, cfg.Profile, s.Err)
 	return gateFinish(ctx, s, cfg, out, paths)
 }
 

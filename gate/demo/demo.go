@@ -55,6 +55,9 @@ type Outcome struct {
 	Comparison  *verdict.Comparison
 	CommentPath string
 	ReportPath  string
+	// FullReportPath is the untrimmed markdown report (report.md), which
+	// the comment's trim note names.
+	FullReportPath string
 }
 
 // Run runs the demo, writing the terminal report to w.
@@ -136,7 +139,9 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 }
 
 // render writes the reports: the terminal one to w and to report.txt, the
-// PR comment to comment.md, the comparison to comparison.json.
+// PR comment to comment.md, the untrimmed markdown report to report.md
+// (where a trimmed comment's note points: never at comment.md itself), the
+// comparison to comparison.json.
 func render(w io.Writer, o Options, base []*result.Result, out *pipeline.Outcome) (*Outcome, error) {
 	d := &report.Data{
 		Comparison: out.Comparison, Profile: "demo-sim-" + o.Preset,
@@ -152,19 +157,23 @@ func render(w io.Writer, o Options, base []*result.Result, out *pipeline.Outcome
 		d.Candidates[r.Workload.Cell] = r
 		d.ResultPaths[r.Workload.Cell] = filepath.Join(o.Dir, "candidate", result.FileName(r.Workload.Cell))
 	}
-	res := &Outcome{Comparison: out.Comparison, CommentPath: filepath.Join(o.Dir, "comment.md"), ReportPath: filepath.Join(o.Dir, "report.txt")}
-	d.FullReport = res.CommentPath
-	var text, md, js bytes.Buffer
+	res := &Outcome{Comparison: out.Comparison, CommentPath: filepath.Join(o.Dir, "comment.md"), ReportPath: filepath.Join(o.Dir, "report.txt"),
+		FullReportPath: filepath.Join(o.Dir, "report.md")}
+	d.FullReport = res.FullReportPath
+	var text, md, full, js bytes.Buffer
 	if err := report.Text(&text, d); err != nil {
 		return nil, err
 	}
 	if err := report.Markdown(&md, d, report.CommentLimit); err != nil {
 		return nil, err
 	}
+	if err := report.Markdown(&full, d, 0); err != nil {
+		return nil, err
+	}
 	if err := report.JSON(&js, out.Comparison); err != nil {
 		return nil, err
 	}
-	for path, data := range map[string][]byte{res.ReportPath: text.Bytes(), res.CommentPath: md.Bytes(), filepath.Join(o.Dir, "comparison.json"): js.Bytes()} {
+	for path, data := range map[string][]byte{res.ReportPath: text.Bytes(), res.CommentPath: md.Bytes(), res.FullReportPath: full.Bytes(), filepath.Join(o.Dir, "comparison.json"): js.Bytes()} {
 		if err := result.WriteFileAtomic(path, data); err != nil {
 			return nil, err
 		}

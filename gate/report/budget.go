@@ -92,14 +92,75 @@ func cutLines(s string, limit int) string {
 
 func runeLen(s string) int { return len([]rune(s)) }
 
-// defaultTrimmedNote names the trimmed sections and where the full report is.
+// defaultTrimmedNote names the trimmed sections and where the untrimmed
+// report is: fullReport is its path in the output directory (report.md,
+// never the trimmed comment itself), the directory the Action uploads as
+// the run's artifact.
 func defaultTrimmedNote(fullReport string) func([]string) string {
 	return func(names []string) string {
-		where := "the full report is in the run's artifacts"
+		where := "the untrimmed report is report.md in the run's output directory"
 		if fullReport != "" {
-			where = "the full report is " + Code(fullReport)
+			where = "the untrimmed report is " + Code(fullReport) + " in the run's output directory"
 		}
 		return fmt.Sprintf("\n> [!NOTE]\n> Shortened to fit GitHub's comment size limit (%s trimmed); %s.\n",
 			strings.Join(names, ", "), where)
 	}
+}
+
+// VisibleLines is the length budget of a PR comment above its collapsed
+// details: at most this many lines stay visible (not inside <details>,
+// a collapsed section counting as its one summary line, blank lines and
+// footnote definitions not counted; GitHub draws footnotes after
+// everything else). GitHub draws a table row about 37 px tall and a line
+// of text about 24 px plus margins, so 50 such lines, most of them table
+// rows, are about 1,800 px: two screens at GitHub's width. Markdown opens
+// the regressed workloads' tables only while the comment stays within it.
+const VisibleLines = 50
+
+// visibleLines counts the lines of md that VisibleLines budgets.
+func visibleLines(md string) int {
+	n, depth := 0, 0
+	for _, line := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(line)
+		opens, closes := strings.Count(t, "<details>"), strings.Count(t, "</details>")
+		if depth == 0 && opens > 0 {
+			n++
+		} else if depth == 0 && t != "" && !strings.HasPrefix(t, "[^") && !strings.HasPrefix(t, "<!--") {
+			n++
+		}
+		depth += opens - closes
+		if depth < 0 {
+			depth = 0
+		}
+	}
+	return n
+}
+
+// openTables opens the regressed workloads' tables, most severe first,
+// while the visible part of the fullest rendering stays within
+// VisibleLines; the first is always open. It counts the comment with every
+// such table closed (parts, whose tables part is tables), then adds the
+// tables one by one, and replaces tables' versions with the chosen
+// rendering.
+func openTables(d *Data, notes *footnotes, parts []*part, tables *part) {
+	lines := visibleLines(joinFirst(parts))
+	open := 0
+	for _, w := range regressedWorkloads(d.Comparison) {
+		t := visibleLines(workloadTable(w.Workload, w.cells, notes) + serverContext(d, w.Workload.Cell))
+		if open > 0 && lines+t > VisibleLines {
+			break
+		}
+		open++
+		lines += t
+	}
+	tables.versions = tablesPart(d, notes, open).versions
+}
+
+// joinFirst joins the fullest versions of the parts.
+func joinFirst(parts []*part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.versions[0])
+	}
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
@@ -28,9 +29,18 @@ type Data struct {
 	ResultPaths map[string]string
 	// BaselinePaths maps a cell to its baseline file.
 	BaselinePaths map[string]string
-	// FullReport is where the untrimmed report is written; the trimmed PR
-	// comment points there.
+	// FullReport is where the untrimmed report is written (report.md of
+	// the output directory, never the trimmed comment itself); the trimmed
+	// PR comment points there.
 	FullReport string
+	// History holds the promoted baseline runs of each workload cell,
+	// oldest first, from baselines/<profile>/history/<cell>.jsonl; the
+	// list of regressed and undecided cells draws a trend from it. Nil
+	// means no history was read.
+	History map[string][]Run
+	// Trend is how many promoted runs the trend shows before the
+	// candidate (TrendRuns when 0).
+	Trend int
 	// RunError, when set, says why the run did not complete. The report
 	// then says so first: partial results never pass.
 	RunError string
@@ -195,3 +205,17 @@ func cellValue(cell *verdict.Cell, a verdict.Arm) string {
 	}
 	return Value(a.Centre, cell.Unit)
 }
+
+// Run is one promoted baseline run of a workload cell: a point of the
+// cell's trend. The caller summarises each history line the way the
+// comparison summarises an arm (Centre as verdict.Arm.Centre), so the
+// report draws numbers and computes no statistics.
+type Run struct {
+	Commit     string
+	PromotedAt time.Time
+	// Centre is the run's centre of each metric by metric id.
+	Centre map[string]float64
+}
+
+// TrendRuns is the default number of promoted runs a trend shows.
+const TrendRuns = 10

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -110,4 +111,25 @@ func Code(s string) string {
 func hidden(r rune) bool {
 	return unicode.IsControl(r) || r == '\u200e' || r == '\u200f' ||
 		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// HTMLText makes an untrusted string safe inside an HTML element such as a
+// <details> summary, where GitHub may or may not apply markdown: every
+// character that HTML or markdown would interpret becomes a numeric
+// entity, which renders as itself either way. Line breaks become spaces
+// and hidden characters are dropped, as in Escape.
+func HTMLText(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == '\u2028' || r == '\u2029':
+			b.WriteByte(' ')
+		case strings.ContainsRune("<>&\"'@\\|`[]*_~#!", r):
+			fmt.Fprintf(&b, "&#%d;", r)
+		case hidden(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

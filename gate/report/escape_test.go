@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -115,6 +116,21 @@ func FuzzEscape(f *testing.F) {
 				}
 			}
 			bs = 0
+		}
+	})
+}
+
+func FuzzHTMLText(f *testing.F) {
+	for _, s := range []string{"short|<chat>", "</summary></details>", "`x`", "[a](b)", "@team", "a\nb", "\xff", "&amp;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := HTMLText(in)
+		// Outside our numeric entities ("&#60;") no character is one
+		// HTML or markdown interprets.
+		rest := regexp.MustCompile(`&#[0-9]+;`).ReplaceAllString(got, "")
+		if strings.ContainsAny(rest, "\n\r<>&\"'@|`[]*_~#!\\") {
+			t.Fatalf("HTMLText(%q) = %q: a structural character survived", in, got)
 		}
 	})
 }

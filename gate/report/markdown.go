@@ -3,29 +3,34 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// Markdown writes the PR comment for d to w. With limit > 0 the comment is
-// kept within limit characters (use CommentLimit for GitHub) by trimming
-// the collapsed details first, then the chart and footnotes, then by
-// folding the tables of passing workloads into one summary table; the
-// headline and the tables of regressed or undecided workloads are kept.
-// The hidden marker always ends the comment.
+// Markdown writes the PR comment for d to w. Its layout, top to bottom:
+// the headline; the list of every regressed metric (with the bar column
+// and, given history, a trend) and, collapsed, every undecided one; the
+// tables of the regressed workloads, the most severe open while the
+// visible part stays within VisibleLines; everything else collapsed. With
+// limit > 0 the comment is kept within limit characters (use CommentLimit
+// for GitHub) by trimming the collapsed details first, then the footnotes,
+// then by folding the tables of passing workloads into one summary table;
+// the headline, the list and the regressed tables are kept. The hidden
+// marker always ends the comment.
 func Markdown(w io.Writer, d *Data, limit int) error {
 	if d == nil || d.Comparison == nil {
 		return fmt.Errorf("report: no comparison to render")
 	}
 	notes := newFootnotes()
 	head := headPart(d, notes)
-	tables := tablesPart(d, notes)
+	tables := tablesPart(d, notes, 0)
 	parts := []*part{
 		{name: "headline", versions: []string{head}, order: 1000},
+		{name: "list", versions: []string{listPart(d)}, order: 1000},
 		{name: "server log", versions: serverLogVersions(d), order: 900},
 		tables,
-		{name: "chart", versions: []string{chartPart(d), ""}, order: 30},
 		{name: "serving facts", versions: factsVersions(d), order: 20},
 		{name: "invalid trials", versions: []string{excludedPart(d), ""}, order: 19},
 		{name: "fingerprint differences", versions: []string{fingerprintPart(d), ""}, order: 18},
@@ -36,6 +41,7 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	if d.Footer != "" {
 		parts = append(parts, &part{name: "footer", versions: []string{"\n" + d.Footer + "\n"}, order: 1000})
 	}
+	openTables(d, notes, parts, tables)
 	marker := "\n" + Marker(d.Profile) + "\n"
 	budget := limit
 	if budget > 0 {
@@ -132,57 +138,117 @@ func workloadOutcome(cells []*verdict.Cell) verdict.Outcome {
 
 const tableHeader = "| Metric | Baseline | Candidate | Change | %s | Tolerance | Outcome |\n|---|--:|--:|--:|--:|--:|---|\n"
 
-// tablesPart renders a table of gated metrics per compared workload (the
-// undecided and regressed ones first) and a table of the workloads that
-// could not be compared. Smaller versions fold passing workloads into one
-// summary row each, then cap the rows, so the part always fits.
-func tablesPart(d *Data, notes *footnotes) *part {
+// ranked is a compared workload with its gated cells.
+type ranked struct {
+	Workload verdict.Workload
+	cells    []*verdict.Cell
+}
+
+// regressedWorkloads are the compared workloads with a regressed gated
+// cell, the one with the most severe regression first.
+func regressedWorkloads(c *verdict.Comparison) []ranked {
+	byW := gatedByWorkload(c)
+	var out []ranked
+	worst := map[string]float64{}
+	for _, w := range c.Workloads {
+		if w.Status != verdict.Compared || workloadOutcome(byW[w.Cell]) != verdict.Regression {
+			continue
+		}
+		out = append(out, ranked{w, byW[w.Cell]})
+		worst[w.Cell] = -1e308
+		for _, cell := range byW[w.Cell] {
+			if cell.Outcome == verdict.Regression && severity(cell) > worst[w.Cell] {
+				worst[w.Cell] = severity(cell)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return worst[out[i].Workload.Cell] > worst[out[j].Workload.Cell] })
+	return out
+}
+
+// tablesPart renders a table of gated metrics per compared workload and a
+// table of the workloads that could not be compared. The first open
+// regressed workloads' tables are open; the other regressed ones are
+// collapsed together (their regressed metrics are all in the list above),
+// each undecided workload is collapsed on its own, and the passing ones
+// are collapsed together. Smaller versions fold the passing workloads into
+// one summary row each, then cap the rows, so the part always fits.
+func tablesPart(d *Data, notes *footnotes, open int) *part {
 	c := d.Comparison
 	byW := gatedByWorkload(c)
-	var bad, good []verdict.Workload
+	reg := regressedWorkloads(c)
+	var inc, good []verdict.Workload
 	for _, w := range c.Workloads {
 		if w.Status != verdict.Compared {
 			continue
 		}
-		if o := workloadOutcome(byW[w.Cell]); o == verdict.Regression || o == verdict.Inconclusive {
-			bad = append(bad, w)
-		} else {
+		switch workloadOutcome(byW[w.Cell]) {
+		case verdict.Regression:
+		case verdict.Inconclusive:
+			inc = append(inc, w)
+		default:
 			good = append(good, w)
 		}
 	}
 	notCompared := notComparedTable(c)
+	open = min(open, len(reg))
+
+	bad := func(b *strings.Builder) {
+		for _, r := range reg[:open] {
+			b.WriteString(workloadTable(r.Workload, r.cells, notes))
+			b.WriteString(serverContext(d, r.Workload.Cell))
+		}
+		var more strings.Builder
+		for _, r := range reg[open:] {
+			more.WriteString(workloadTable(r.Workload, r.cells, notes))
+			more.WriteString(serverContext(d, r.Workload.Cell))
+		}
+		b.WriteString(details(fmt.Sprintf("❌ %d more regressed workload(s): their tables (every regressed metric is in the list above)", len(reg)-open), more.String()))
+		for _, w := range inc {
+			b.WriteString(details(fmt.Sprintf("⚠️ %s: inconclusive, %d vs %d trials", HTMLText(w.Cell), w.BaselineTrials, w.CandidateTrials),
+				workloadTable(w, byW[w.Cell], notes)+serverContext(d, w.Cell)))
+		}
+	}
+	goodSummary := fmt.Sprintf("✅ %d workload(s) without regression", len(good))
 
 	var full strings.Builder
-	for _, w := range bad {
-		full.WriteString(workloadTable(w, byW[w.Cell], notes))
-		full.WriteString(serverContext(d, w.Cell))
-	}
+	bad(&full)
+	var goodTables strings.Builder
 	for _, w := range good {
-		full.WriteString(workloadTable(w, byW[w.Cell], notes))
+		goodTables.WriteString(workloadTable(w, byW[w.Cell], notes))
 	}
+	full.WriteString(details(goodSummary, goodTables.String()))
 	full.WriteString(notCompared)
 
 	var compact strings.Builder
-	for _, w := range bad {
-		compact.WriteString(workloadTable(w, byW[w.Cell], notes))
-		compact.WriteString(serverContext(d, w.Cell))
-	}
-	compact.WriteString(summaryTable(good, byW, -1))
+	bad(&compact)
+	compact.WriteString(details(goodSummary, summaryTable(good, byW, -1)))
 	compact.WriteString(notCompared)
 
-	// Last resort: at most 40 rows of undecided or regressed workloads and
-	// 100 summary rows; the rest are counted and named in the full report.
+	// Last resort: the open tables, then at most 40 rows of the other
+	// regressed or undecided workloads and 100 summary rows; the rest are
+	// counted and named in the full report.
 	var capped strings.Builder
+	for _, r := range reg[:open] {
+		capped.WriteString(workloadTable(r.Workload, r.cells, notes))
+	}
+	var rest strings.Builder
 	rows := 0
-	for i, w := range bad {
+	others := make([]verdict.Workload, 0, len(reg)-open+len(inc))
+	for _, r := range reg[open:] {
+		others = append(others, r.Workload)
+	}
+	others = append(others, inc...)
+	for i, w := range others {
 		if rows >= 40 {
-			fmt.Fprintf(&capped, "\n… %d more regressed or undecided workload(s) are in the full report.\n", len(bad)-i)
+			fmt.Fprintf(&rest, "\n… %d more regressed or undecided workload(s) are in the full report.\n", len(others)-i)
 			break
 		}
-		capped.WriteString(workloadTable(w, byW[w.Cell], notes))
+		rest.WriteString(workloadTable(w, byW[w.Cell], notes))
 		rows += len(byW[w.Cell])
 	}
-	capped.WriteString(summaryTable(good, byW, 100))
+	capped.WriteString(details(fmt.Sprintf("%d more regressed or undecided workload(s)", len(others)), rest.String()))
+	capped.WriteString(details(goodSummary, summaryTable(good, byW, 100)))
 	capped.WriteString(notCompared)
 
 	return &part{name: "passing workloads' tables", versions: []string{full.String(), compact.String(), capped.String()}, order: 50}
@@ -232,7 +298,7 @@ func summaryTable(ws []verdict.Workload, byW map[string][]*verdict.Cell, max int
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n#### ✅ %d workload(s) without regression\n\n| Workload | Trials | Gated metrics | Worst change (vs tolerance) | Improved |\n|---|--:|--:|---|--:|\n", len(ws))
+	fmt.Fprintf(&b, "| Workload | Trials | Gated metrics | Worst change (vs tolerance) | Improved |\n|---|--:|--:|---|--:|\n")
 	for i, w := range ws {
 		if max >= 0 && i >= max {
 			fmt.Fprintf(&b, "\n… and %d more passing workload(s), listed in the full report.\n", len(ws)-i)
@@ -277,31 +343,4 @@ func notComparedTable(c *verdict.Comparison) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", Escape(w.Cell), w.Status, Escape(Truncate(w.Message, 300)), blocks)
 	}
 	return b.String()
-}
-
-// chartPart is the mermaid chart of the gated cells, most severe first.
-func chartPart(d *Data) string {
-	c := d.Comparison
-	var bars []Bar
-	multi := comparedWorkloads(c) > 1
-	for i := range c.Cells {
-		cell := &c.Cells[i]
-		if !cell.Gated {
-			continue
-		}
-		label := cell.Label
-		if multi {
-			label = cell.Workload + ": " + cell.Label
-		}
-		bars = append(bars, Bar{Label: label, Change: cell.Worse, Tolerance: cell.Tolerance})
-	}
-	if len(bars) == 0 {
-		return ""
-	}
-	title := "Worse by % or pp (bars) vs tolerance (line)"
-	s := "\n" + Chart(title, bars)
-	if len(bars) > MaxBars {
-		s += fmt.Sprintf("\nThe chart shows the %d most severe of %d gated metrics.\n", MaxBars, len(bars))
-	}
-	return s
 }

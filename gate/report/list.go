@@ -1,0 +1,229 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// listed is one row of the list of regressed and undecided cells.
+type listed struct {
+	cell *verdict.Cell
+	bar  bool // the row carries one of the MaxBars bars
+}
+
+// severity orders the list: how far past its tolerance the cell's change
+// went (the change over the tolerance), so a +9 % TPOT regression on a
+// 3 % tolerance comes before a +7 % one on 6 %.
+func severity(c *verdict.Cell) float64 {
+	w := worseBy(c)
+	if c.Tolerance > 0 {
+		return w / c.Tolerance
+	}
+	return w
+}
+
+// listedCells are the gated regressed cells then the gated undecided
+// ones, each most severe first; the first MaxBars cells in percent that
+// are worse by a finite amount are marked for a bar (cells in points get
+// none: a point is not a percent, and the column has one scale). full is
+// the scale: the largest barred value.
+func listedCells(c *verdict.Comparison) (reg, inc []listed, full float64) {
+	for i := range c.Cells {
+		cell := &c.Cells[i]
+		if !cell.Gated {
+			continue
+		}
+		switch cell.Outcome {
+		case verdict.Regression:
+			reg = append(reg, listed{cell: cell})
+		case verdict.Inconclusive:
+			inc = append(inc, listed{cell: cell})
+		}
+	}
+	for _, l := range [][]listed{reg, inc} {
+		sort.SliceStable(l, func(i, j int) bool { return severity(l[i].cell) > severity(l[j].cell) })
+	}
+	bars := 0
+	for _, l := range [][]listed{reg, inc} {
+		for i := range l {
+			w := worseBy(l[i].cell)
+			if bars < MaxBars && !l[i].cell.Absolute && w > 0 && !math.IsInf(w, 0) {
+				l[i].bar = true
+				bars++
+				full = math.Max(full, w)
+			}
+		}
+	}
+	return reg, inc, full
+}
+
+// listPart is the compact list at the top of the comment: every regressed
+// cell (workload, metric, change with interval, tolerance, worse by with
+// its bar, trend, baseline), then every undecided one collapsed.
+func listPart(d *Data) string {
+	reg, inc, full := listedCells(d.Comparison)
+	barred := 0
+	for _, l := range append(append([]listed{}, reg...), inc...) {
+		if l.bar {
+			barred++
+		}
+	}
+	if len(reg)+len(inc) == 0 {
+		return ""
+	}
+	trend := d.History != nil
+	var b strings.Builder
+	n := 0
+	if len(reg) > 0 {
+		fmt.Fprintf(&b, "\n**%d regressed metric(s)**\n\n", len(reg))
+		b.WriteString(listTable(d, reg, &n, trend, full))
+	}
+	if full > 0 || trend {
+		b.WriteString("\n")
+	}
+	if full > 0 {
+		fmt.Fprintf(&b, "Bars: worse by %%, from zero on one scale (the longest is %s); throughput sign-flipped as in the tables; no bar for a cell in pp or no worse", Percent(full))
+		if barred == MaxBars && len(reg)+len(inc) > barred {
+			fmt.Fprintf(&b, ", nor beyond the %d most severe", MaxBars)
+		}
+		b.WriteString(".")
+	}
+	if trend {
+		if full > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(&b, "Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the row's lowest value and █ its highest, and the range follows.", trendRuns(d))
+	}
+	if full > 0 || trend {
+		b.WriteString("\n")
+	}
+	if len(inc) > 0 {
+		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, full)))
+	}
+	return b.String()
+}
+
+// listTable renders rows numbered on from *n.
+func listTable(d *Data, rows []listed, n *int, trend bool, full float64) string {
+	var b strings.Builder
+	b.WriteString("| # | Workload | Metric | Change (" + intervalLevel(rows) + " CI) | Tolerance | Worse by |")
+	if trend {
+		b.WriteString(" Trend |")
+	}
+	b.WriteString(" Baseline |\n|--:|---|---|---|--:|---|")
+	if trend {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, r := range rows {
+		*n++
+		cell := r.cell
+		worse := WorseBy(cell)
+		if r.bar {
+			if bar := Bar(worseBy(cell), full); bar != "" {
+				worse = "`" + bar + "` " + worse
+			}
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s (%s) | %s | %s |", *n, Escape(cell.Workload), Escape(cell.Label),
+			Change(cell), Interval(cell), Tolerance(cell), worse)
+		if trend {
+			fmt.Fprintf(&b, " %s |", trendOf(d, cell))
+		}
+		fmt.Fprintf(&b, " %s |\n", baselineOf(d, cell.Workload))
+	}
+	return b.String()
+}
+
+func intervalLevel(rows []listed) string {
+	if len(rows) == 0 || rows[0].cell.CILevel == 0 {
+		return "90 %"
+	}
+	return level(rows[0].cell.CILevel)
+}
+
+// trendOf is the cell's sparkline over the last promoted runs that have
+// the metric and the candidate, with the range it spans.
+func trendOf(d *Data, cell *verdict.Cell) string {
+	runs := d.History[cell.Workload]
+	max := trendRuns(d)
+	var vals []float64
+	for _, r := range runs {
+		if v, ok := r.Centre[cell.Metric]; ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) > max {
+		vals = vals[len(vals)-max:]
+	}
+	if len(vals) == 0 || cell.Candidate.N == 0 {
+		return "no history"
+	}
+	vals = append(vals, cell.Candidate.Centre)
+	lo, hi := vals[0], vals[0]
+	for _, v := range vals {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	from := Value(lo, cell.Unit)
+	if cell.Unit != "ratio" {
+		from = strings.TrimSuffix(from, " "+cell.Unit)
+	}
+	return fmt.Sprintf("`%s` %s – %s", Sparkline(vals), from, Value(hi, cell.Unit))
+}
+
+// baselineOf names the baseline a workload was compared with: its commit
+// and its age when the candidate ran. It comes from the baseline result's
+// provenance, else from the newest history run.
+func baselineOf(d *Data, workload string) string {
+	var commit string
+	var promoted time.Time
+	if b := d.Baselines[workload]; b != nil && b.Provenance != nil {
+		commit, promoted = b.Provenance.GitSHA, b.Provenance.PromotedAt
+	} else if runs := d.History[workload]; len(runs) > 0 {
+		commit, promoted = runs[len(runs)-1].Commit, runs[len(runs)-1].PromotedAt
+	}
+	var parts []string
+	if commit != "" {
+		parts = append(parts, Code(shortCommit(commit)))
+	}
+	if c := d.Candidates[workload]; c != nil && !promoted.IsZero() && !c.StartedAt.IsZero() {
+		parts = append(parts, Age(c.StartedAt.Sub(promoted))+" old")
+	}
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Age formats a duration the way people say how old something is.
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "newer than the run"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// shortCommit is a commit's first seven characters, as git abbreviates.
+func shortCommit(s string) string {
+	if r := []rune(s); len(r) > 7 {
+		return string(r[:7])
+	}
+	return s
+}
+
+// trendRuns is how many promoted runs a trend shows.
+func trendRuns(d *Data) int {
+	if d.Trend > 0 {
+		return d.Trend
+	}
+	return TrendRuns
+}
