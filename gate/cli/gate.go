@@ -52,6 +52,9 @@ type gateOptions struct {
 	allowMismatch bool
 	progress      time.Duration
 	artifact      string
+	// mergeBase and allowBaselineChange: see gate_history.go.
+	mergeBase           string
+	allowBaselineChange bool
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -109,6 +112,8 @@ already on disk (a merged shard directory).`,
 	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare even when fingerprint keys that must match (GPU, model) differ")
 	f.DurationVar(&o.progress, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines during a trial")
 	f.StringVar(&o.artifact, "artifact", "", "inside GitHub Actions, the artifact the output directory is uploaded as (the Action sets it): the report links it on the run page")
+	f.StringVar(&o.mergeBase, "merge-base", "", "commit the change branched from: judge against its history entry (default $PERFGATE_MERGE_BASE, or git merge-base with origin/$GITHUB_BASE_REF)")
+	f.BoolVar(&o.allowBaselineChange, "allow-baseline-change", false, "accept baselines re-recorded inside the pull request")
 	return cmd
 }
 
@@ -139,6 +144,10 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 	if policy.Noise, err = noisePriors(baseDir, baselines, s.Err); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	hist, baselines, err := gateHistoryBefore(ctx, cfg, o, &policy, baselines)
+	if err != nil {
+		return err
 	}
 
 	var manifests []*workload.Manifest
@@ -192,6 +201,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 	if err != nil {
 		return err
+	}
+	if err := hist.after(out, policy, baselines); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
 	paths.data.ServerFailure = serveReported(failed)
