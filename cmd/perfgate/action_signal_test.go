@@ -122,7 +122,7 @@ timeout: 60s
 		// The upload is on, so the step resolves the output directory and
 		// profile with perfgate config before starting the gate.
 		"IN_UPLOAD_ARTIFACT": "true", "IN_ARTIFACT_NAME": "",
-		"PERFGATE_T0": "0", "PERFGATE_SOURCE": "none", "PERFGATE_CACHE_HIT": "true",
+		"ACTION_T0": "0", "ACTION_BIN_SOURCE": "none", "ACTION_CACHE_HIT": "true",
 		"IN_MERGE_BASE": "", "PR_BASE_SHA": "", "IN_ALLOW_BASELINE_CHANGE": "false", "IN_ACCEPT_NOISY": "false",
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GITHUB_OUTPUT=" + ghOutput, "GITHUB_PATH=" + filepath.Join(dir, "github_path"),
