@@ -107,6 +107,14 @@ func TestNeedsBaselineTrials(t *testing.T) {
 	if got := cmp.NeedsTrials(); len(got) != 1 {
 		t.Errorf("NeedsTrials = %v", got)
 	}
+	// The report says so: the gate adds candidate trials only.
+	said := false
+	for _, w := range cell.Warnings {
+		said = said || strings.Contains(w, "the baseline's 3 trial(s) are the larger part")
+	}
+	if !said {
+		t.Errorf("no warning names the baseline as the limit: %q", cell.Warnings)
+	}
 }
 
 // TestPolicyNoiseKnobs: assumed_between and outlier_alpha are validated.

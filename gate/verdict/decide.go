@@ -216,9 +216,11 @@ func (pc *pendingCell) limit(w, tH, q float64, p *Policy) {
 		cell.Limit = LimitCandidate
 		if s.base > s.cand {
 			cell.Limit = LimitBaseline
+			pc.baselineWarning()
 		}
 	case decided(math.Sqrt(s.between)):
 		cell.Limit = LimitBaseline
+		pc.baselineWarning()
 	default:
 		cell.Limit = LimitBetween
 		var ways []string
@@ -230,6 +232,16 @@ func (pc *pendingCell) limit(w, tH, q float64, p *Policy) {
 		cell.Warnings = append(cell.Warnings, fmt.Sprintf("more trials cannot decide this cell: between-session noise (%s per session) alone keeps it undecided; what would decide it: %s",
 			pc.format(pc.scale(math.Sqrt(pc.between))), strings.Join(ways, ", ")))
 	}
+}
+
+// baselineWarning says, for a cell whose baseline trials are the limit,
+// that the baseline is what needs more trials: perfgate gate adds trials to
+// the candidate only, so without this the reader would expect more looks to
+// decide a cell they barely help.
+func (pc *pendingCell) baselineWarning() {
+	pc.cell.Warnings = append(pc.cell.Warnings, fmt.Sprintf(
+		"the baseline's %d trial(s) are the larger part of this cell's noise: a baseline recorded with more trials (or more sessions in its history) decides it sooner than more candidate trials",
+		pc.cell.Baseline.N))
 }
 
 func (pc *pendingCell) format(v float64) string {
