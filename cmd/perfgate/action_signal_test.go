@@ -118,9 +118,14 @@ timeout: 60s
 		"PERFGATE": os.Args[0], "IN_MODE": "gate", "IN_CONFIG": "", "IN_PROFILE": "sig", "IN_WORKLOADS": wl,
 		"IN_SERVER_URL": ts.URL, "IN_SERVER_COMMAND": "", "IN_BASELINES": filepath.Join(dir, "baselines"),
 		"IN_TRIALS": "2", "IN_RESTARTS": "", "IN_COMMENT": "false", "IN_FAIL_ON_INCONCLUSIVE": "", "IN_FROM": "", "GITHUB_TOKEN": "",
+		"IN_ALPHA": "", "IN_MAX_TRIALS": "", "IN_BUDGET": "", "IN_OUTPUT": "", "IN_SHARD": "", "IN_GPUS": "", "IN_ALLOW_MISSING": "false",
+		// The upload is on, so the step resolves the output directory and
+		// profile with perfgate config before starting the gate.
+		"IN_UPLOAD_ARTIFACT": "true", "IN_ARTIFACT_NAME": "",
+		"ACTION_T0": "0", "ACTION_BIN_SOURCE": "none", "ACTION_CACHE_HIT": "true",
 		"IN_MERGE_BASE": "", "PR_BASE_SHA": "", "IN_ALLOW_BASELINE_CHANGE": "false", "IN_ACCEPT_NOISY": "false",
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GITHUB_OUTPUT=" + ghOutput,
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GITHUB_OUTPUT=" + ghOutput, "GITHUB_PATH=" + filepath.Join(dir, "github_path"),
 		"PERFGATE_OUTPUT=" + out, "PERFGATE_TEST_AS_MAIN=1"}
 	for _, n := range names {
 		v, ok := values[n]
@@ -178,8 +183,12 @@ timeout: 60s
 	if r.Complete || !strings.Contains(r.IncompleteReason, "interrupted") {
 		t.Errorf("result complete %v, reason %q; want it marked incomplete", r.Complete, r.IncompleteReason)
 	}
-	if b, _ := os.ReadFile(ghOutput); !strings.Contains(string(b), "verdict=run-failed") {
-		t.Errorf("GITHUB_OUTPUT %q lacks verdict=run-failed", b)
+	if b, _ := os.ReadFile(ghOutput); !strings.Contains(string(b), "verdict=run-failed") ||
+		!strings.Contains(string(b), "output-dir="+out+"\n") || !strings.Contains(string(b), "artifact-name=perfgate-sig\n") {
+		t.Errorf("GITHUB_OUTPUT %q lacks verdict=run-failed, output-dir=%s or artifact-name=perfgate-sig", b, out)
+	}
+	if !strings.Contains(logs.String(), "perfgate: start-up ") {
+		t.Errorf("the step does not log its start-up time:\n%s", logs.String())
 	}
 	t.Logf("exit %d %v after SIGINT", code, took.Round(time.Millisecond))
 }

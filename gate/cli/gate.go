@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -49,6 +50,8 @@ type gateOptions struct {
 	from          string
 	allowMissing  bool
 	allowMismatch bool
+	progress      time.Duration
+	artifact      string
 	// mergeBase and allowBaselineChange: see gate_history.go.
 	mergeBase           string
 	allowBaselineChange bool
@@ -100,12 +103,15 @@ already on disk (a merged shard directory).`,
 	f.Int("max-trials", 0, "most trials per workload including extra looks (default: each workload's trials.max)")
 	f.Duration("budget", 0, "wall-clock budget for extra trials")
 	f.Float64("alpha", 0, "family-wise false-regression rate of the gate run")
-	f.Bool("comment", true, "inside GitHub Actions, post or update the PR comment")
+	f.String("comment", string(config.CommentAlways), "inside GitHub Actions, when to post the PR comment: always, on-change, not-pass or never (true/false: always/never); write --comment=MODE")
+	f.Lookup("comment").NoOptDefVal = string(config.CommentAlways)
 	f.Bool("fail-on-inconclusive", false, "exit 4 when the verdict is inconclusive (otherwise 0 with a warning)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of N of the workload cells, e.g. 2/4")
 	f.StringVar(&o.from, "from", "", "judge the result files in DIR instead of running (e.g. after perfgate merge)")
 	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline, instead of failing (exit 2)")
 	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare even when fingerprint keys that must match (GPU, model) differ")
+	f.DurationVar(&o.progress, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines during a trial")
+	f.StringVar(&o.artifact, "artifact", "", "inside GitHub Actions, the artifact the output directory is uploaded as (the Action sets it): the report links it on the run page")
 	f.StringVar(&o.mergeBase, "merge-base", "", "commit the change branched from: judge against its history entry (default $PERFGATE_MERGE_BASE, or git merge-base with origin/$GITHUB_BASE_REF)")
 	f.BoolVar(&o.allowBaselineChange, "allow-baseline-change", false, "accept baselines re-recorded inside the pull request")
 	return cmd
@@ -122,6 +128,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
 	}
 	cfg := l.Config
+	if o.progress <= 0 {
+		return exitf(ExitInvalid, "gate: --progress-interval %v: must be positive", o.progress)
+	}
 	policy, err := gatePolicy(l)
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
@@ -186,9 +195,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
 	case serving && len(cfg.Server.Command) > 0:
-		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, &failed)
+		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, o.progress, &failed)
 	default:
-		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l)
+		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l, o.progress)
 	}
 	if err != nil {
 		return err
@@ -198,6 +207,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
 	paths.data.ServerFailure = serveReported(failed)
+	if paths.data.Artifact, err = gateArtifact(o.artifact); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
 	gateAttachBaselines(paths.data, baselines)
 	gateAttachHistory(paths.data, cfg.Baselines, cfg.Profile, s.Err)
 	return gateFinish(ctx, s, cfg, out, paths)
@@ -218,13 +230,13 @@ func gateServing(ms []*workload.Manifest) bool {
 // scraping its /metrics around every trial and sending the API key
 // (PERFGATE_API_KEY, then OPENAI_API_KEY); kind: command ones through
 // their command, with its output files under <output>/commands/.
-func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded) (*pipeline.Outcome, error) {
+func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, progress time.Duration) (*pipeline.Outcome, error) {
 	kinds := pipeline.ByKind{Command: &command.Trials{
 		Dir: filepath.Join(cfg.Output, "commands"), BaseEnv: os.Environ(), ToolVersion: Version,
 	}}
 	if cfg.Server.URL != "" {
 		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ToolVersion: Version, Warmups: -1,
+			URL: cfg.Server.URL, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ProgressInterval: progress, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 		})
 		if err != nil {
@@ -258,7 +270,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 // process it spawned. A server that dies or stops answering during the run
 // makes the run fail (exit 3): *failed then describes it (serveFailure, as
 // for `perfgate run`) for stderr, the results and the report.
-func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, failed **server.Failure) (*pipeline.Outcome, error) {
+func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, progress time.Duration, failed **server.Failure) (*pipeline.Outcome, error) {
 	launch := serveLaunch{
 		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
@@ -268,7 +280,7 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 		run := cfg
 		run.Server.URL = info.URL
 		var err error
-		out, err = gateRun(ctx, s, run, ms, baselines, p, l)
+		out, err = gateRun(ctx, s, run, ms, baselines, p, l, progress)
 		return err
 	})
 	if err == nil {

@@ -43,11 +43,30 @@ func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeli
 			r.Regressed = append(r.Regressed, c.Workload+":"+c.Metric)
 		}
 	}
-	pub, err := github.Publish(ctx, env, r, github.Options{Comment: cfg.GitHub.Comment, Out: s.Out})
+	mode, err := github.ParseCommentMode(string(cfg.GitHub.Comment))
+	if err != nil {
+		return fmt.Errorf("github.comment: %w", err) // config.Load checked it already
+	}
+	pub, err := github.Publish(ctx, env, r, github.Options{Comment: mode, Out: s.Out})
 	if pub.Comment.Action != "" && pub.Comment.Action != github.Skipped {
 		fmt.Fprintf(s.Err, "perfgate: PR comment %s: %s\n", pub.Comment.Action, pub.Comment.URL)
 	}
 	return err
+}
+
+// gateArtifact is what the report says about the uploaded output
+// directory: the artifact's name (--artifact, set by the Action) and the
+// workflow run page that lists it, from the runner's environment. Outside
+// Actions there is no run page, so there is nothing to link.
+func gateArtifact(name string) (report.Artifact, error) {
+	if name == "" {
+		return report.Artifact{}, nil
+	}
+	env, err := github.EnvFrom(gateGetenv)
+	if err != nil || !env.Actions {
+		return report.Artifact{}, err
+	}
+	return report.Artifact{Name: name, URL: env.RunURL}, nil
 }
 
 // gateVerdictName is the Action's `verdict` output: the comparison's

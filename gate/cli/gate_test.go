@@ -171,6 +171,23 @@ func TestGateEndToEnd(t *testing.T) {
 	}
 	unsharded := g.comparison("slow").Verdict
 
+	// Comment modes, judging the results already on disk: on-change edits
+	// the comment while the regressed cells stay the same, and posts a new
+	// one when the verdict changes. The comment links the artifact.
+	g.env["GITHUB_SERVER_URL"], g.env["GITHUB_RUN_ID"] = "https://github.com", "99"
+	code, _, errOut = g.gate("again", "--from", filepath.Join(g.dir, "slow", "results"), "--comment=on-change", "--artifact", "perfgate-e2e")
+	if n := len(fake.Comments(7)); code != ExitRegression || n != 1 || fake.Count("PATCH", `/repos/o/r/issues/comments/\d+`) != 2 {
+		t.Fatalf("on-change, same regression: exit %d, %d comments, requests %+v\n%s", code, n, fake.Requests(), errOut)
+	}
+	if body := fake.Comments(7)[0].Body; !strings.Contains(body, "artifact `perfgate-e2e` of [this workflow run](https://github.com/o/r/actions/runs/99)") {
+		t.Errorf("the comment does not link the artifact:\n%s", body)
+	}
+	code, _, errOut = g.gate("fixed", "--from", filepath.Join(g.dir, "same", "results"), "--comment", "--comment=on-change")
+	if n := len(fake.Comments(7)); code != ExitPass || n != 2 {
+		t.Fatalf("on-change, now passing: exit %d, %d comments, want a second one\n%s", code, n, errOut)
+	}
+	delete(g.env, "GITHUB_RUN_ID")
+
 	g.env = map[string]string{} // the shards run outside Actions
 	for i, shard := range []string{"1/2", "2/2"} {
 		if code, out, errOut := g.gate("shard"+string(rune('1'+i)), "--shard", shard); code == ExitInvalid || code == ExitRunFailed {
@@ -217,6 +234,8 @@ func TestGateBadInput(t *testing.T) {
 		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml"}, "--url"},
 		{[]string{"gate", "--workloads", "testdata/gate/*.yml", "--url", "http://127.0.0.1:1"}, "matches no file"},
 		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--url", "http://127.0.0.1:1", "--shard", "3/2"}, "--shard"},
+		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--url", "http://127.0.0.1:1", "--progress-interval", "0s"}, "--progress-interval"},
+		{[]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--url", "http://127.0.0.1:1", "--comment=sometimes"}, "github.comment"},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer

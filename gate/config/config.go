@@ -27,7 +27,7 @@
 //	  max: 10                        # per workload, including extra looks
 //	  budget: 30m                    # wall-clock bound over all extra trials
 //	github:
-//	  comment: true
+//	  comment: always                # always, on-change, not-pass or never
 //	  fail_on_inconclusive: false
 //	calibrate:                       # perfgate calibrate
 //	  restarts: 5                    # server starts (sessions), at least 3
@@ -144,14 +144,45 @@ type Trials struct {
 
 // GitHub holds the settings used inside GitHub Actions.
 type GitHub struct {
-	// Comment posts or updates the sticky PR comment.
-	Comment bool `mapstructure:"comment"`
+	// Comment says when the gate posts or updates its PR comment: always,
+	// on-change (a new comment when the verdict or the regressed cells
+	// changed, else an edit), not-pass (only once something did not pass)
+	// or never. true and false, the setting's old boolean values, are
+	// read as always and never; Load stores the canonical name.
+	Comment CommentMode `mapstructure:"comment"`
 	// FailOnInconclusive turns an inconclusive verdict into a failed step.
 	FailOnInconclusive bool `mapstructure:"fail_on_inconclusive"`
 	// Token authenticates API calls. Best left out of files: set it through
 	// PERFGATE_GITHUB_TOKEN or the Action's github-token input. It is never
 	// printed (see Redacted).
 	Token string `mapstructure:"token"`
+}
+
+// CommentMode is the github.comment setting.
+type CommentMode string
+
+// The comment modes; gate/github implements them.
+const (
+	CommentAlways   CommentMode = "always"
+	CommentOnChange CommentMode = "on-change"
+	CommentNotPass  CommentMode = "not-pass"
+	CommentNever    CommentMode = "never"
+)
+
+// canonical returns m with the boolean aliases resolved, and whether m is
+// a known mode.
+func (m CommentMode) canonical() (CommentMode, bool) {
+	switch strings.ToLower(strings.TrimSpace(string(m))) {
+	case "always", "true":
+		return CommentAlways, true
+	case "never", "false":
+		return CommentNever, true
+	case "on-change":
+		return CommentOnChange, true
+	case "not-pass":
+		return CommentNotPass, true
+	}
+	return m, false
 }
 
 // Default returns the configuration used for every key that no file,
@@ -173,7 +204,7 @@ func Default() Config {
 			Budget: 30 * time.Minute,
 		},
 		GitHub: GitHub{
-			Comment: true,
+			Comment: CommentAlways,
 		},
 		Calibrate: Calibrate{
 			Restarts: 5,

@@ -98,6 +98,7 @@ func Load(opts Options) (*Loaded, error) {
 
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 		argvHook,
+		commentHook,
 		toleranceHook,
 		mapstructure.StringToTimeDurationHookFunc(),
 		mapstructure.StringToSliceHookFunc(","),
@@ -113,6 +114,9 @@ func Load(opts Options) (*Loaded, error) {
 	// maximum the user never chose.
 	if _, set := l.Sources["trials.max"]; !set && l.Config.Trials.Max < l.Config.Trials.Min {
 		l.Config.Trials.Max = l.Config.Trials.Min
+	}
+	if m, ok := l.Config.GitHub.Comment.canonical(); ok {
+		l.Config.GitHub.Comment = m
 	}
 	if problems := l.Config.problems(); len(problems) > 0 {
 		errs := make([]error, len(problems))
@@ -130,6 +134,19 @@ func Load(opts Options) (*Loaded, error) {
 const viperDelim = "::"
 
 func viperKey(key string) string { return strings.ReplaceAll(key, ".", viperDelim) }
+
+// commentHook reads a YAML boolean (github.comment: true, from before
+// the setting had modes) as its mode; without it viper's weak decoding
+// would turn true into "1".
+func commentHook(from, to reflect.Type, data any) (any, error) {
+	if to != reflect.TypeOf(CommentMode("")) || from.Kind() != reflect.Bool {
+		return data, nil
+	}
+	if data.(bool) {
+		return CommentAlways, nil
+	}
+	return CommentNever, nil
+}
 
 // argvHook turns a string into an Argv with SplitArgv (a YAML list decodes
 // without help).

@@ -79,7 +79,7 @@ func TestLoadFile(t *testing.T) {
 			Gated:      []string{"tpot_ms.p50", "output_throughput"},
 		},
 		Trials:    Trials{Min: 6, Max: 12, Budget: 45 * time.Minute},
-		GitHub:    GitHub{Comment: false, FailOnInconclusive: true},
+		GitHub:    GitHub{Comment: CommentNever, FailOnInconclusive: true},
 		Calibrate: Calibrate{Restarts: 4, Trials: 2},
 		History:   History{ReferenceDays: 30, ReferenceRuns: 3},
 	}

@@ -103,7 +103,7 @@ func TestValue(t *testing.T) {
 		"baselines":            filepath.Join(dir, "base"),
 		"trials.budget":        "45m0s",
 		"policy.alpha":         "0.01",
-		"github.comment":       "false",
+		"github.comment":       "never",
 		"github.token":         redact.Placeholder,
 		"server.env":           "CUDA_VISIBLE_DEVICES=0\nHF_TOKEN=" + redact.Placeholder,
 		"policy.tolerances":    "tpot_ms.p50=0.03\nttft_ms.p99=0.08",

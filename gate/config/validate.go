@@ -127,6 +127,9 @@ func (c Config) problems() []problem {
 	if c.Trials.Max < c.Trials.Min || c.Trials.Max > 1000 {
 		add("trials.max", "must be between trials.min (%d) and 1000, got %d", c.Trials.Min, c.Trials.Max)
 	}
+	if _, ok := c.GitHub.Comment.canonical(); !ok {
+		add("github.comment", "%q must be always, on-change, not-pass or never (true and false mean always and never)", c.GitHub.Comment)
+	}
 	if c.Trials.Budget <= 0 {
 		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to trials.min)", c.Trials.Budget)
 	}

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -76,42 +75,10 @@ func NewClient(httpClient *http.Client, apiURL string, token Token) (*gh.Client,
 }
 
 // Upsert makes PR number pr of owner/repo carry exactly one comment with
-// marker written by the token's own account: it edits the first such
-// comment, or creates one. A comment by anyone else that carries the
-// marker (a person quoting the report, or pasting it) is never edited; see
-// whoAmI for how the token's account is found. body gets the marker
-// appended when it lacks it; bodies over MaxCommentChars are refused
-// before any request is made.
+// marker written by the token's own account: it edits the latest such
+// comment, or creates one. It is Post in mode always without a state line.
 func Upsert(ctx context.Context, c *gh.Client, owner, repo string, pr int, marker, body string) (CommentResult, error) {
-	if !strings.Contains(body, marker) {
-		body = strings.TrimRight(body, "\n") + "\n\n" + marker + "\n"
-	}
-	if n := utf8.RuneCountInString(body); n > MaxCommentChars {
-		return CommentResult{}, fmt.Errorf("comment is %d characters, over GitHub's limit of %d", n, MaxCommentChars)
-	}
-	me, err := whoAmI(ctx, c)
-	if err != nil {
-		return CommentResult{}, err
-	}
-	existing, err := findMarked(ctx, c, owner, repo, pr, marker, me)
-	if err != nil {
-		return CommentResult{}, err
-	}
-	if existing != nil {
-		if existing.GetBody() == body {
-			return CommentResult{Action: Unchanged, ID: existing.GetID(), URL: existing.GetHTMLURL()}, nil
-		}
-		out, _, err := c.Issues.EditComment(ctx, owner, repo, existing.GetID(), &gh.IssueComment{Body: gh.String(body)})
-		if err != nil {
-			return CommentResult{}, fmt.Errorf("editing comment %d on %s/%s#%d: %w", existing.GetID(), owner, repo, pr, err)
-		}
-		return CommentResult{Action: Updated, ID: out.GetID(), URL: out.GetHTMLURL()}, nil
-	}
-	out, _, err := c.Issues.CreateComment(ctx, owner, repo, pr, &gh.IssueComment{Body: gh.String(body)})
-	if err != nil {
-		return CommentResult{}, fmt.Errorf("creating comment on %s/%s#%d: %w", owner, repo, pr, err)
-	}
-	return CommentResult{Action: Created, ID: out.GetID(), URL: out.GetHTMLURL()}, nil
+	return Post(ctx, c, Target{Owner: owner, Repo: repo, PR: pr, Marker: marker}, body, CommentAlways, nil)
 }
 
 // actionsBot is the account that the workflow's GITHUB_TOKEN writes as.
@@ -161,10 +128,12 @@ func whoAmI(ctx context.Context, c *gh.Client) (account, error) {
 	return account{}, fmt.Errorf("asking GitHub who the token belongs to (GET /user), to find perfgate's own comment: %w", err)
 }
 
-// findMarked returns the first marked comment written by me, or nil,
-// searching all pages.
+// findMarked returns the latest marked comment written by me, or nil,
+// searching all pages: in mode on-change earlier comments stay on the PR
+// and the newest one is the one that reports the last run.
 func findMarked(ctx context.Context, c *gh.Client, owner, repo string, pr int, marker string, me account) (*gh.IssueComment, error) {
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	var found *gh.IssueComment
 	for pages := 0; ; pages++ {
 		if pages == maxPages {
 			return nil, fmt.Errorf("listing comments on %s/%s#%d: more than %d pages", owner, repo, pr, maxPages)
@@ -175,11 +144,11 @@ func findMarked(ctx context.Context, c *gh.Client, owner, repo string, pr int, m
 		}
 		for _, cm := range list {
 			if strings.Contains(cm.GetBody(), marker) && me.wrote(cm) {
-				return cm, nil
+				found = cm
 			}
 		}
 		if resp.NextPage == 0 {
-			return nil, nil
+			return found, nil
 		}
 		if resp.NextPage <= opts.Page {
 			return nil, errors.New("listing comments: the API's next page does not advance")

@@ -14,7 +14,7 @@
 //		ReportPath:     "perfgate-out/report.md",
 //		ComparisonPath: "perfgate-out/comparison.json",
 //		Annotations:    []github.Annotation{{Level: github.Error, Title: "TPOT p50 +7.9 %", Message: "..."}},
-//	}, github.Options{Comment: cfg.GitHub.Comment, Out: os.Stdout})
+//	}, github.Options{Comment: github.CommentAlways, Out: os.Stdout})
 //
 // Outside GitHub Actions (GITHUB_ACTIONS is not "true") Publish does
 // nothing and reports the comment as skipped, so the same code path serves

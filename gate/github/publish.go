@@ -24,8 +24,9 @@ type Report struct {
 
 // Options tune Publish.
 type Options struct {
-	// Comment upserts the PR comment (pull request runs with a token only).
-	Comment bool
+	// Comment says when to post the PR comment (pull request runs with a
+	// token only); the zero value is CommentNever.
+	Comment CommentMode
 	// Out receives workflow commands (annotations): the step's stdout.
 	Out io.Writer
 	// HTTPClient is used for API calls; nil means a client with a timeout.
@@ -38,8 +39,8 @@ type Published struct {
 }
 
 // Publish writes r to the Actions run described by env: outputs, step
-// summary and annotations, then the sticky PR comment when opts.Comment is
-// set. Outside Actions it does nothing. Steps that fail do not stop the
+// summary and annotations, then the PR comment as opts.Comment says (see
+// Post). Outside Actions it does nothing. Steps that fail do not stop the
 // others; their errors are joined, with the token removed. A failed comment
 // also leaves a ::warning:: on the run, since it is often a permission
 // problem (fork PRs get a read-only token) the user must see.
@@ -71,14 +72,14 @@ func Publish(ctx context.Context, env Env, r Report, opts Options) (Published, e
 
 	var pub Published
 	switch {
-	case !opts.Comment:
+	case opts.Comment == CommentNever || opts.Comment == "":
 		pub.Comment = CommentResult{Action: Skipped, Reason: "comments are turned off"}
 	case env.PR == 0:
 		pub.Comment = CommentResult{Action: Skipped, Reason: "the run is not for a pull request (event " + env.EventName + ")"}
 	case env.Token == "":
 		pub.Comment = CommentResult{Action: Skipped, Reason: "no token (set the github-token input or GITHUB_TOKEN)"}
 	default:
-		res, err := comment(ctx, env, r, opts.HTTPClient)
+		res, err := comment(ctx, env, r, opts.Comment, opts.HTTPClient)
 		pub.Comment = res
 		if err != nil {
 			err = scrub.Error(err)
@@ -89,7 +90,7 @@ func Publish(ctx context.Context, env Env, r Report, opts Options) (Published, e
 	return pub, scrub.Error(errors.Join(errs...))
 }
 
-func comment(ctx context.Context, env Env, r Report, hc *http.Client) (CommentResult, error) {
+func comment(ctx context.Context, env Env, r Report, mode CommentMode, hc *http.Client) (CommentResult, error) {
 	marker, err := Marker(r.Profile)
 	if err != nil {
 		return CommentResult{}, err
@@ -98,5 +99,6 @@ func comment(ctx context.Context, env Env, r Report, hc *http.Client) (CommentRe
 	if err != nil {
 		return CommentResult{}, err
 	}
-	return Upsert(ctx, c, env.Owner, env.Repo, env.PR, marker, r.Markdown)
+	st := NewState(r.Verdict, r.Regressed)
+	return Post(ctx, c, Target{Owner: env.Owner, Repo: env.Repo, PR: env.PR, Marker: marker}, r.Markdown, mode, &st)
 }

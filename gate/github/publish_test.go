@@ -58,7 +58,7 @@ func TestPublishInActions(t *testing.T) {
 	env, outFile, summaryFile := actionsEnv(t, api)
 	var stdout bytes.Buffer
 	for run := 1; run <= 2; run++ {
-		pub, err := Publish(context.Background(), env, sample, Options{Comment: true, Out: &stdout})
+		pub, err := Publish(context.Background(), env, sample, Options{Comment: CommentAlways, Out: &stdout})
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
@@ -96,7 +96,7 @@ func TestPublishOutsideActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	pub, err := Publish(context.Background(), env, sample, Options{Comment: true, Out: &stdout})
+	pub, err := Publish(context.Background(), env, sample, Options{Comment: CommentAlways, Out: &stdout})
 	if err != nil || pub.Comment.Action != Skipped || stdout.Len() != 0 {
 		t.Errorf("Publish outside Actions = %+v, %v, wrote %q", pub, err, stdout.String())
 	}
@@ -110,12 +110,13 @@ func TestPublishSkipsComment(t *testing.T) {
 	noToken.Token = ""
 	for name, tc := range map[string]struct {
 		env     Env
-		comment bool
+		comment CommentMode
 		reason  string
 	}{
-		"off":      {env, false, "turned off"},
-		"no PR":    {noPR, true, "not for a pull request"},
-		"no token": {noToken, true, "no token"},
+		"off":      {env, CommentNever, "turned off"},
+		"unset":    {env, "", "turned off"},
+		"no PR":    {noPR, CommentAlways, "not for a pull request"},
+		"no token": {noToken, CommentOnChange, "no token"},
 	} {
 		pub, err := Publish(context.Background(), tc.env, sample, Options{Comment: tc.comment})
 		if err != nil || pub.Comment.Action != Skipped || !strings.Contains(pub.Comment.Reason, tc.reason) {
@@ -141,7 +142,7 @@ func TestPublishNeverLeaksToken(t *testing.T) {
 	r := sample
 	r.Annotations = append(r.Annotations, Annotation{Level: Notice, Message: "echo " + testToken})
 	r.Markdown += "\nan error sample quoting " + testToken + "\n"
-	_, err := Publish(context.Background(), env, r, Options{Comment: true, Out: &stdout})
+	_, err := Publish(context.Background(), env, r, Options{Comment: CommentAlways, Out: &stdout})
 	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "Resource not accessible") {
 		t.Fatalf("err = %v, want the 403", err)
 	}

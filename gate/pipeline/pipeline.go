@@ -171,7 +171,9 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 			if n <= 0 {
 				continue
 			}
-			fmt.Fprintf(log, "%s: inconclusive, %d more trials (look %d of %d)\n", m.Cell, n, look.Index, look.Max)
+			// "look 2/3: trial 6 of at most 8": where the extra look stands
+			// against both limits, so a CI log reader sees how far it may go.
+			fmt.Fprintf(log, "%s: inconclusive: look %d/%d: trial %d of at most %d (%d more now)\n", m.Cell, look.Index, look.Max, have+1, budgets[i].max, n)
 			start := now()
 			err := t.RunTrials(ctx, m, res, n)
 			cost[m.Cell] = perTrial(now().Sub(start), n)

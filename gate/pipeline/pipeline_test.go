@@ -119,9 +119,14 @@ func TestRunExtraTrialsOnlyForUndecided(t *testing.T) {
 	f := newFake(3)
 	f.cv["w1"] = 0.02 // noisy: undecided with 3 trials
 	f.slow["w1"] = 1.02
-	out, err := Run(context.Background(), f, ms, Options{Baselines: base, Policy: sameSession(), Budget: time.Hour})
+	var log strings.Builder
+	out, err := Run(context.Background(), f, ms, Options{Baselines: base, Policy: sameSession(), Budget: time.Hour, Log: &log})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The log says where each extra look stands against both limits.
+	if want := fmt.Sprintf("w1: inconclusive: look 2/%d: trial 4 of at most 9 (", verdict.DefaultPolicy().MaxLooks); !strings.Contains(log.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, log.String())
 	}
 	if out.Looks < 2 {
 		t.Fatalf("looks = %d, want extra looks for the undecided workload (calls %v)", out.Looks, f.calls)

@@ -49,6 +49,16 @@ type Data struct {
 	ServerFailure *ServerFailure
 	// Footer is an optional line under the report (tool version, run link).
 	Footer string
+	// Artifact, when its Name is set, is where the whole output directory
+	// (full report, raw results) is kept: the Action uploads it as a
+	// workflow artifact, listed on the run page at URL. The footer links it.
+	Artifact Artifact
+}
+
+// Artifact names an uploaded copy of the output directory.
+type Artifact struct {
+	Name string // artifact name, as the Action uploads it
+	URL  string // the page that lists it: the workflow run
 }
 
 // Marker is the hidden HTML comment that identifies perfgate's comment

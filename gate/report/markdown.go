@@ -38,8 +38,8 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 		{name: "all metrics", versions: []string{allMetricsPart(d), ""}, order: 10},
 		{name: "warnings", versions: notes.versions(), order: 25},
 	}
-	if d.Footer != "" {
-		parts = append(parts, &part{name: "footer", versions: []string{"\n" + d.Footer + "\n"}, order: 1000})
+	if d.Footer != "" || d.Artifact.Name != "" {
+		parts = append(parts, &part{name: "footer", versions: []string{"\n" + d.Footer + artifactLine(d.Artifact) + "\n"}, order: 1000})
 	}
 	openTables(d, notes, parts, tables)
 	marker := "\n" + Marker(d.Profile) + "\n"
@@ -50,6 +50,20 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	body := fit(budget, parts, defaultTrimmedNote(d.FullReport))
 	_, err := io.WriteString(w, body+marker)
 	return err
+}
+
+// artifactLine is the footer's link to the uploaded output directory, ""
+// when there is none. The name comes from a workflow input and the URL from
+// the runner's environment, so both are escaped.
+func artifactLine(a Artifact) string {
+	if a.Name == "" {
+		return ""
+	}
+	where := "this workflow run"
+	if a.URL != "" {
+		where = "[this workflow run](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E").Replace(a.URL) + ")"
+	}
+	return "\nFull report and raw results: artifact " + Code(a.Name) + " of " + where + "."
 }
 
 // outcomeIcon is the emoji GitHub users scan for.

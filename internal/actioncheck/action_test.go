@@ -74,8 +74,14 @@ func TestActionIsWired(t *testing.T) {
 				t.Errorf("step %q: an expression inside run: allows script injection; pass it through env:", s.Name)
 			}
 		}
-		for _, v := range s.Env {
+		for k, v := range s.Env {
 			refs.WriteString(v + "\n")
+			// perfgate reads PERFGATE_* as settings and warns about every
+			// one that is not a setting: the step's own variables need
+			// other names.
+			if strings.HasPrefix(k, "PERFGATE_") {
+				t.Errorf("step %q: env %s would be read by perfgate as a setting; name it otherwise", s.Name, k)
+			}
 		}
 		for _, v := range s.With {
 			refs.WriteString(v + "\n")
