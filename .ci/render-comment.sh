@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Renders perfgate's PR comment as GitHub shows it and checks what a reader
+# sees (.ci/render/render.mjs): the demo's comment and a 12-workload
+# regression (go run ./internal/commentgen), in headless Chromium from
+# Debian with the markdown renderer, GitHub's stylesheet and mermaid pinned
+# in .ci/render/package-lock.json. It fails when a mermaid block does not
+# parse, when chart labels overlap, or when the page above the first
+# collapsed <details> is taller than the budget.
+#
+#   bash .ci/render-comment.sh          screenshots to docs/img/ (make render-comment)
+#   bash .ci/render-comment.sh --test   screenshots to a temporary directory (make render-test)
+#
+# As root (CI) it installs what is missing: chromium and fonts from apt,
+# node and npm from apt, the npm packages into PERFGATE_RENDER_CACHE
+# (default ~/.cache/perfgate-render). Not as root with chromium or node
+# missing, --test skips with a loud message and the screenshot run fails.
+#
+# Budgets (px above the first collapsed <details> at GitHub's 780 px
+# comment width): RENDER_BUDGET_DEMO, RENDER_BUDGET_12.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$SECONDS
+
+mode=shots
+case "${1:-}" in
+--test) mode=test ;;
+"") ;;
+*) echo "render-comment: unknown argument $1 (want --test or nothing)" >&2; exit 2 ;;
+esac
+
+budget_demo=${RENDER_BUDGET_DEMO:-1800}
+budget_12=${RENDER_BUDGET_12:-1800}
+cache=${PERFGATE_RENDER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perfgate-render}
+GO=${GO:-go}
+
+find_chromium() {
+	if [ -n "${CHROMIUM:-}" ]; then echo "$CHROMIUM"; return; fi
+	command -v chromium || command -v chromium-browser || true
+}
+
+# missing lists the tools this host lacks.
+missing() {
+	local m=()
+	[ -n "$(find_chromium)" ] || m+=(chromium)
+	command -v node >/dev/null || m+=(node)
+	command -v npm >/dev/null || m+=(npm)
+	echo "${m[@]:-}"
+}
+
+need=$(missing)
+if [ -n "$need" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "render-comment: installing $need from apt"
+		pkgs=(fonts-liberation fonts-noto-color-emoji)
+		case " $need " in *" chromium "*) pkgs+=(chromium) ;; esac
+		case " $need " in *" node "* | *" npm "*) pkgs+=(nodejs npm) ;; esac
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+	elif [ "$mode" = test ]; then
+		echo "################################################################"
+		echo "render-comment: SKIPPED: $need missing and not root to install it"
+		echo "(apt-get install chromium fonts-liberation fonts-noto-color-emoji nodejs npm)."
+		echo "The rendered PR comment was NOT checked."
+		echo "################################################################"
+		exit 0
+	else
+		echo "render-comment: $need missing; install chromium fonts-liberation fonts-noto-color-emoji nodejs npm (Debian packages)" >&2
+		exit 1
+	fi
+fi
+chromium=$(find_chromium)
+
+# The npm packages, pinned by the lock file, into the cache; reinstalled
+# only when the lock file changes.
+mkdir -p "$cache"
+if ! cmp -s .ci/render/package-lock.json "$cache/package-lock.json" || [ ! -d "$cache/node_modules" ]; then
+	echo "render-comment: npm ci into $cache"
+	cp .ci/render/package.json .ci/render/package-lock.json "$cache/"
+	npm ci --prefix "$cache" --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/perfgate-render.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if [ "$mode" = test ]; then
+	img=$work/img
+else
+	img=docs/img
+fi
+
+echo "render-comment: the demo (about 30 s) and a 12-workload regression"
+$GO build -o "$work/perfgate" ./cmd/perfgate
+"$work/perfgate" demo --out "$work/demo" >"$work/demo.log" 2>&1 || {
+	echo "render-comment: perfgate demo failed:" >&2
+	tail -20 "$work/demo.log" >&2
+	exit 1
+}
+demo_md=$(sed -n 's/^The PR comment perfgate would post: //p' "$work/demo.log")
+if [ ! -f "$demo_md" ]; then
+	echo "render-comment: perfgate demo did not say where comment.md is (got \"$demo_md\")" >&2
+	exit 1
+fi
+$GO run ./internal/commentgen -workloads 12 -o "$work/comment-12.md" >/dev/null
+
+node .ci/render/render.mjs --modules "$cache" --chromium "$chromium" --html-dir "$work/html" \
+	"demo=$demo_md,$img/comment-demo.png,$budget_demo" \
+	"12-workloads=$work/comment-12.md,$img/comment-12.png,$budget_12"
+echo "render-comment: ok in $((SECONDS - start)) s"
