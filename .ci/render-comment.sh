@@ -10,10 +10,11 @@
 #   bash .ci/render-comment.sh          screenshots to docs/img/ (make render-comment)
 #   bash .ci/render-comment.sh --test   screenshots to a temporary directory (make render-test)
 #
-# As root (CI) it installs what is missing: chromium and fonts from apt,
-# node and npm from apt, the npm packages into PERFGATE_RENDER_CACHE
-# (default ~/.cache/perfgate-render). Not as root with chromium or node
-# missing, --test skips with a loud message and the screenshot run fails.
+# As root (or in CI with password-less sudo) it installs what is missing:
+# chromium, fonts, node and npm from apt; the npm packages always go into
+# PERFGATE_RENDER_CACHE (default ~/.cache/perfgate-render). Without root
+# and with chromium or node missing, --test skips with a loud message and
+# the screenshot run fails. CHROMIUM names another browser binary.
 #
 # Budgets (px above the first collapsed <details> at GitHub's 780 px
 # comment width): RENDER_BUDGET_DEMO, RENDER_BUDGET_12.
@@ -21,9 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 
-mode=shots
+mode="shots"
 case "${1:-}" in
---test) mode=test ;;
+--test) mode="test" ;;
 "") ;;
 *) echo "render-comment: unknown argument $1 (want --test or nothing)" >&2; exit 2 ;;
 esac
@@ -34,8 +35,11 @@ cache=${PERFGATE_RENDER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perfgate-render}
 GO=${GO:-go}
 
 find_chromium() {
-	if [ -n "${CHROMIUM:-}" ]; then echo "$CHROMIUM"; return; fi
-	command -v chromium || command -v chromium-browser || true
+	if [ -n "${CHROMIUM:-}" ]; then
+		if [ -x "$CHROMIUM" ]; then echo "$CHROMIUM"; fi
+		return
+	fi
+	command -v chromium || command -v chromium-browser || command -v google-chrome || true
 }
 
 # missing lists the tools this host lacks.
@@ -47,15 +51,41 @@ missing() {
 	echo "${m[@]:-}"
 }
 
+# as_root runs a command as root: directly when root, through sudo without
+# a password in CI (GitHub's runners), else not at all.
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	elif [ "${CI:-}" = true ] && command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+		sudo -n "$@"
+	else
+		return 1
+	fi
+}
+
+# fonts_missing says whether the fonts GitHub's page falls back to here
+# (Arial's metrics, colour emoji) are absent: without them the page is
+# measured in other fonts and emoji show as boxes.
+fonts_missing() {
+	! fc-list 2>/dev/null | grep -q 'Liberation Sans' || ! fc-list 2>/dev/null | grep -q 'Noto Color Emoji'
+}
+
 need=$(missing)
+if [ -z "$need" ] && fonts_missing; then
+	if command -v apt-get >/dev/null && as_root true; then
+		need=fonts
+	else
+		echo "render-comment: note: fonts-liberation or fonts-noto-color-emoji missing; heights are measured in other fonts"
+	fi
+fi
 if [ -n "$need" ]; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	if command -v apt-get >/dev/null && as_root true; then
 		echo "render-comment: installing $need from apt"
 		pkgs=(fonts-liberation fonts-noto-color-emoji)
 		case " $need " in *" chromium "*) pkgs+=(chromium) ;; esac
 		case " $need " in *" node "* | *" npm "*) pkgs+=(nodejs npm) ;; esac
-		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+		as_root apt-get update -qq
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 	elif [ "$mode" = test ]; then
 		echo "################################################################"
 		echo "render-comment: SKIPPED: $need missing and not root to install it"

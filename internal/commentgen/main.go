@@ -13,9 +13,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/report"
@@ -114,7 +116,10 @@ func synth(rng *rand.Rand, cell, hash string, at time.Time, slow float64, candid
 	}
 	for i := 0; i < 6; i++ {
 		t := result.Trial{Index: i, Valid: true, Completed: 64, DurationS: 26, Values: map[string]float64{}}
-		for id, v := range values {
+		// Sorted, so the random draws go to the same metrics every run
+		// and the comment is the same byte for byte.
+		for _, id := range slices.Sorted(maps.Keys(values)) {
+			v := values[id]
 			switch {
 			case id == "success_rate":
 				t.Values[id] = v
