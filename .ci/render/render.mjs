@@ -3,7 +3,8 @@
 // <details>, styled by github-markdown-css in a content column of GitHub's
 // width, mermaid blocks drawn by mermaid in the page, all in headless
 // Chromium. It fails (exit 1, one line per problem) when a mermaid block
-// does not parse, when two text boxes of a drawn chart overlap, or when
+// does not parse, when two text boxes of a drawn chart overlap, when the
+// text bars of a table are not drawn to one scale, or when
 // the page above the first collapsed <details> is taller than its budget,
 // and it prints the measured heights either way.
 //
@@ -68,7 +69,7 @@ body { margin: 0; background: #fff; }
 // mermaid block, collects the text boxes of each drawn chart, and measures
 // the page. It returns plain data; the checks run in node.
 async function inPage() {
-  const out = { mermaid: [], height: 0, beforeDetails: 0, collapsed: 0, wideTables: [] };
+  const out = { mermaid: [], height: 0, beforeDetails: 0, collapsed: 0, wideTables: [], bars: [] };
   const body = document.querySelector('.markdown-body');
   const top = body.getBoundingClientRect().top;
   const srcs = [...document.querySelectorAll('pre.mermaid-src')];
@@ -97,8 +98,23 @@ async function inPage() {
     }
     out.mermaid.push(block);
   }
+  // Text bars (runs of ▏▎▍▌▋▊▉█ in a code span, the number after them in
+  // the same cell): their ink width as drawn in the page's own code font,
+  // measured on a canvas, since a box's width counts a ▏ as a whole cell.
+  const ctx = document.createElement('canvas').getContext('2d');
+  out.bars = [];
   for (const [i, t] of [...document.querySelectorAll('.markdown-body table')].entries()) {
     if (t.scrollWidth > t.clientWidth + 1) out.wideTables.push({ index: i + 1, width: t.scrollWidth });
+    for (const code of t.querySelectorAll('td code')) {
+      const bar = code.textContent;
+      if (!/^[\u2588-\u258f]+$/.test(bar)) continue;
+      const rest = code.parentElement.textContent.replace(bar, '');
+      const num = /[+-]?\d+(?:\.\d+)?/.exec(rest.replace(/,/g, ''));
+      ctx.font = getComputedStyle(code).font;
+      const m = ctx.measureText(bar);
+      out.bars.push({ table: i + 1, bar, value: num ? Math.abs(Number(num[0])) : NaN,
+        ink: m.actualBoundingBoxRight + m.actualBoundingBoxLeft, cell: ctx.measureText('\u2588').width });
+    }
   }
   const closed = [...document.querySelectorAll('.markdown-body details:not([open])')];
   out.collapsed = closed.length;
@@ -122,6 +138,34 @@ function overlaps(texts) {
     }
   }
   return found;
+}
+
+// barErrors checks that the text bars of each table are drawn to one
+// scale: every bar's ink is its value times the longest bar's ink per unit,
+// within the eighth of a character the bar is quantized to (and a pixel of
+// antialiasing). A bar that renders in a fallback font, as boxes, or out of
+// proportion to its number fails.
+function barErrors(bars) {
+  const errs = [];
+  const byTable = new Map();
+  for (const b of bars) byTable.set(b.table, [...(byTable.get(b.table) || []), b]);
+  for (const [table, bs] of byTable) {
+    const bad = bs.filter((b) => !(b.value > 0));
+    if (bad.length) errs.push(`table ${table}: text bar ${JSON.stringify(bad[0].bar)} has no number after it`);
+    const ok = bs.filter((b) => b.value > 0);
+    if (ok.length < 2) continue;
+    const top = ok.reduce((a, b) => (b.value > a.value ? b : a));
+    const perUnit = top.ink / top.value;
+    for (const b of ok) {
+      const want = b.value * perUnit;
+      const slack = b.cell / 8 + 1;
+      if (Math.abs(b.ink - want) > slack) {
+        errs.push(`table ${table}: the bar of ${b.value} is drawn ${b.ink.toFixed(1)} px long, ` +
+          `${want.toFixed(1)} px on the scale of the bar of ${top.value} (±${slack.toFixed(1)} px)`);
+      }
+    }
+  }
+  return errs;
 }
 
 async function main() {
@@ -169,6 +213,7 @@ async function main() {
           fail(`mermaid block ${b.index}: ${ov.length} pair(s) of chart labels overlap: ${shown.join('; ')}${ov.length > 3 ? '; …' : ''}`);
         }
       }
+      for (const e of barErrors(m.bars)) fail(e);
       if (m.beforeDetails > r.budget) {
         fail(`${m.beforeDetails} px above the first collapsed <details>, over the budget of ${r.budget} px at ${contentWidth} px width`);
       }
@@ -177,7 +222,8 @@ async function main() {
         console.log(`render-comment: note: ${r.name}: ${m.wideTables.length} table(s) scroll sideways in the ${contentWidth} px column ` +
           `(tables ${m.wideTables.map((t) => t.index).join(', ')}; the widest ${widest} px)`);
       }
-      const charts = m.mermaid.length ? `${m.mermaid.length} mermaid block(s), ${labels} chart text boxes` : 'no mermaid block';
+      const charts = (m.mermaid.length ? `${m.mermaid.length} mermaid block(s), ${labels} chart text boxes` : 'no mermaid block (mermaid checks skipped)') +
+        `, ${m.bars.length} text bar(s)`;
       console.log(`render-comment: ${r.name}: ${m.beforeDetails} px above the first collapsed <details> (budget ${r.budget}), ` +
         `${m.height} px in all, ${m.collapsed} collapsed <details>, ${charts}; ${r.png}`);
       fs.mkdirSync(path.dirname(r.png), { recursive: true });
