@@ -5,8 +5,8 @@
 # Debian with the markdown renderer, GitHub's stylesheet and mermaid pinned
 # in .ci/render/package-lock.json. It fails when a mermaid block does not
 # parse, when chart labels overlap, when text bars are out of scale, or
-# when the page above the first
-# collapsed <details> is taller than the budget.
+# when the page above the first collapsed <details> is taller than the
+# budget.
 #
 #   bash .ci/render-comment.sh          screenshots to docs/img/ (make render-comment)
 #   bash .ci/render-comment.sh --test   screenshots to a temporary directory (make render-test)

@@ -4,9 +4,9 @@
 // width, mermaid blocks drawn by mermaid in the page, all in headless
 // Chromium. It fails (exit 1, one line per problem) when a mermaid block
 // does not parse, when two text boxes of a drawn chart overlap, when the
-// text bars of a table are not drawn to one scale, or when
-// the page above the first collapsed <details> is taller than its budget,
-// and it prints the measured heights either way.
+// text bars of a table are not drawn to one scale, or when the page above
+// the first collapsed <details> is taller than its budget, and it prints
+// the measured heights either way.
 //
 // Usage: node render.mjs --modules DIR --chromium PATH --html-dir DIR
 //          NAME=COMMENT.md,PNG,BUDGET_PX ...
