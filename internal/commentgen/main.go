@@ -54,6 +54,19 @@ func run(n int, out string) error {
 // slower (a different slowdown per workload, so the chart's bars differ)
 // and renders the comment within GitHub's limit, as perfgate gate does.
 func comment(n int) ([]byte, error) {
+	d, err := data(n)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := report.Markdown(&buf, d, report.CommentLimit); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// data is the report input of n seeded workloads, compared.
+func data(n int) (*report.Data, error) {
 	rng := rand.New(rand.NewPCG(10, 12))
 	start := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	var base, cand []*result.Result
@@ -82,11 +95,7 @@ func comment(n int) ([]byte, error) {
 		d.ResultPaths[cell] = "perfgate-out/results/" + result.FileName(cell)
 		d.BaselinePaths[cell] = "baselines/h100-qwen3-8b/" + result.FileName(cell)
 	}
-	var buf bytes.Buffer
-	if err := report.Markdown(&buf, d, report.CommentLimit); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return d, nil
 }
 
 // synth is one arm's result of a workload: 6 trials scattering 1.5 %
