@@ -69,7 +69,7 @@ body { margin: 0; background: #fff; }
 // mermaid block, collects the text boxes of each drawn chart, and measures
 // the page. It returns plain data; the checks run in node.
 async function inPage() {
-  const out = { mermaid: [], height: 0, beforeDetails: 0, collapsed: 0, wideTables: [], bars: [] };
+  const out = { mermaid: [], height: 0, beforeDetails: 0, beforeTail: 0, collapsed: 0, wideTables: [], bars: [] };
   const body = document.querySelector('.markdown-body');
   const top = body.getBoundingClientRect().top;
   const srcs = [...document.querySelectorAll('pre.mermaid-src')];
@@ -120,6 +120,17 @@ async function inPage() {
   out.collapsed = closed.length;
   out.height = Math.ceil(body.getBoundingClientRect().height);
   out.beforeDetails = closed.length ? Math.ceil(closed[0].getBoundingClientRect().top - top) : out.height;
+  // The collapsed tail: the run of collapsed <details> at the end of the
+  // comment (with the footnotes and one-line paragraphs such as the footer
+  // among them). What is above it is everything the reader sees open,
+  // which can include open tables below the first collapsed <details>.
+  out.beforeTail = out.height;
+  for (const el of [...body.children].reverse()) {
+    const collapsed = el.tagName === 'DETAILS' && !el.open;
+    const quiet = el.matches('section.footnotes, hr.footnotes-sep') || (el.tagName === 'P' && el.getBoundingClientRect().height < 60);
+    if (!collapsed && !quiet) break;
+    if (collapsed) out.beforeTail = Math.ceil(el.getBoundingClientRect().top - top);
+  }
   return out;
 }
 
@@ -225,7 +236,7 @@ async function main() {
       const charts = (m.mermaid.length ? `${m.mermaid.length} mermaid block(s), ${labels} chart text boxes` : 'no mermaid block (mermaid checks skipped)') +
         `, ${m.bars.length} text bar(s)`;
       console.log(`render-comment: ${r.name}: ${m.beforeDetails} px above the first collapsed <details> (budget ${r.budget}), ` +
-        `${m.height} px in all, ${m.collapsed} collapsed <details>, ${charts}; ${r.png}`);
+        `${m.beforeTail} px above the collapsed tail, ${m.height} px in all, ${m.collapsed} collapsed <details>, ${charts}; ${r.png}`);
       fs.mkdirSync(path.dirname(r.png), { recursive: true });
       await p.screenshot({ path: r.png, fullPage: true });
       await p.close();
