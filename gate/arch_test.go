@@ -4,7 +4,12 @@
 package gate_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,10 +48,15 @@ func TestImportDirection(t *testing.T) {
 		{"gate/", []string{mod + "gate/cli"}, "nothing imports the command layer"},
 		{"gate/verdict", []string{"net/http", "os/exec", mod + "gate/loadgen", mod + "gate/report"}, "verdicts are pure statistics"},
 		{"gate/report", []string{"net/http", "os/exec", mod + "gate/loadgen", mod + "gate/github"}, "renderers are pure"},
+		{"gate/history", []string{"os", "net/http", mod + "gate/loadgen", mod + "gate/github", mod + "gate/config"}, "history analysis is pure: it reads the lines it is given"},
 		{"gate/loadgen", []string{mod + "gate/verdict", mod + "gate/report"}, "measuring never depends on judging"},
 		{"gate/ready", []string{mod + "gate/loadgen", mod + "gate/server", mod + "gate/verdict", mod + "gate/report"}, "the one readiness protocol serves the load generator and the launcher alike, depending on neither"},
 		{"gate/sim", []string{mod + "gate/sse", mod + "gate/loadgen"}, "the simulator shares no protocol code with the client, so each catches the other's mistakes"},
 		{"gate/sse", []string{mod + "gate/sim"}, "the client shares no protocol code with the simulator"},
+		{"gate/verdict", []string{mod + "gate/workload"}, "the verdict reads the result file's own vocabulary (result.Spec), not the workload parser"},
+		{"gate/report", []string{mod + "gate/workload"}, "reports read the result file's own vocabulary (result.Spec)"},
+		{"gate/workload", []string{mod + "gate/vllmbench"}, "metric ids live in the gate/metrics catalogue, not in an importer registered by a blank import"},
+		{"gate/metrics", []string{mod + "gate/vllmbench", mod + "gate/workload", mod + "gate/verdict"}, "the catalogue is the bottom of the chain: everything names metrics through it"},
 		{"gate/noise", []string{"os", "net/http", mod + "gate/baseline", mod + "gate/loadgen", mod + "gate/server"}, "the noise estimator is pure arithmetic shared by calibrate and the history; the store's files are gate/baseline's"},
 		{"gate/verdict", []string{mod + "gate/config"}, "the config -> policy mapping is verdict.FromConfig over plain values; the verdict never reads configuration"},
 		{"gate/pipeline", []string{"os", "net/http", "os/exec", mod + "gate/config", mod + "gate/loadgen", mod + "gate/report"}, "the gate's judging step runs on what it is given (Trials, results) and does no I/O"},
@@ -80,5 +90,53 @@ func TestImportDirection(t *testing.T) {
 				t.Errorf("%s imports %s; only %s may", rel, d, owner)
 			}
 		}
+	}
+}
+
+// TestOneMetricCatalogue keeps gate/metrics the only home of metric ids:
+// it exports no registration function, and no init function elsewhere
+// touches the catalogue (an id registered as a side effect of an import
+// is known in one binary and unknown in the next package's tests).
+func TestOneMetricCatalogue(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		inMetrics := filepath.ToSlash(filepath.Dir(path)) == "metrics"
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			if inMetrics && fn.Recv == nil && fn.Name.IsExported() && strings.HasPrefix(fn.Name.Name, "Register") {
+				t.Errorf("%s: metrics.%s: the catalogue is fixed; add the metric to gate/metrics instead", path, fn.Name.Name)
+			}
+			if inMetrics || fn.Recv != nil || fn.Name.Name != "init" || fn.Body == nil {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "metrics" {
+						t.Errorf("%s: init uses metrics.%s: metric ids live in gate/metrics, not in another package's init", fset.Position(sel.Pos()), sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

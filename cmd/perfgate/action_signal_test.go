@@ -118,6 +118,7 @@ timeout: 60s
 		"PERFGATE": os.Args[0], "IN_MODE": "gate", "IN_CONFIG": "", "IN_PROFILE": "sig", "IN_WORKLOADS": wl,
 		"IN_SERVER_URL": ts.URL, "IN_SERVER_COMMAND": "", "IN_BASELINES": filepath.Join(dir, "baselines"),
 		"IN_TRIALS": "2", "IN_RESTARTS": "", "IN_COMMENT": "false", "IN_FAIL_ON_INCONCLUSIVE": "", "IN_FROM": "", "GITHUB_TOKEN": "",
+		"IN_MERGE_BASE": "", "PR_BASE_SHA": "", "IN_ALLOW_BASELINE_CHANGE": "false", "IN_ACCEPT_NOISY": "false",
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GITHUB_OUTPUT=" + ghOutput,
 		"PERFGATE_OUTPUT=" + out, "PERFGATE_TEST_AS_MAIN=1"}

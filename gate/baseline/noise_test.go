@@ -59,7 +59,7 @@ func TestNoiseRoundTrip(t *testing.T) {
 	if !bytes.Equal(first, second) {
 		t.Error("rewriting the same noise changed the bytes")
 	}
-	if _, err := s.Update("sim-fast", []Run{{"out/a.json", run("short", 4, 0)}}, prov(), DefaultRequirements()); err != nil {
+	if _, err := s.Update("sim-fast", []Run{{Source: "out/a.json", Result: run("short", 4, 0)}}, prov(), DefaultRequirements()); err != nil {
 		t.Fatal(err)
 	}
 	if rs, err := s.Load("sim-fast"); err != nil || len(rs) != 1 {

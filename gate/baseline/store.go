@@ -12,15 +12,12 @@
 package baseline
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
 )
@@ -42,9 +39,13 @@ type Requirements struct {
 }
 
 // Run is one result file offered for promotion; Source names it in errors.
+// Rules are the gate rules in force for its cell (stored with the baseline
+// as the trusted side's rules) and Warnings the caveats to record with it.
 type Run struct {
-	Source string
-	Result *result.Result
+	Source   string
+	Result   *result.Result
+	Rules    []result.Rule
+	Warnings []string
 }
 
 // ValidateProfile accepts profile names that are one safe path element.
@@ -140,7 +141,10 @@ func (s Store) Update(profile string, runs []Run, prov result.Provenance, req Re
 	}
 	var written []string
 	for _, run := range runs {
-		b := Promote(run.Result, prov)
+		p := prov
+		p.Rules, p.RulesHash = SortRules(run.Rules), RulesHash(run.Rules)
+		p.Warnings = append(append([]string(nil), prov.Warnings...), run.Warnings...)
+		b := Promote(run.Result, p)
 		path := s.Path(profile, b.Workload.Cell)
 		if err := result.Write(path, b); err != nil {
 			return written, fmt.Errorf("writing baseline %s: %w", path, err)
@@ -167,82 +171,4 @@ func Promote(r *result.Result, prov result.Provenance) *result.Result {
 	b.Provenance = &p
 	b.Detailed = ""
 	return &b
-}
-
-// HistoryLine is one line of a history file: the valid trials' values of
-// one promoted run, enough for trend analysis across baselines.
-type HistoryLine struct {
-	PromotedAt    time.Time            `json:"promoted_at"`
-	GitSHA        string               `json:"git_sha,omitempty"`
-	GitRef        string               `json:"git_ref,omitempty"`
-	ServerVersion string               `json:"server_version,omitempty"`
-	WorkloadHash  string               `json:"workload_hash"`
-	StartedAt     time.Time            `json:"started_at"`
-	Trials        []map[string]float64 `json:"trials"`
-}
-
-// appendHistory appends b's line to its history file. A single write of
-// one line to a file opened for appending, then fsync: a crash leaves the
-// earlier lines intact.
-func (s Store) appendHistory(profile string, b *result.Result) error {
-	line := HistoryLine{
-		PromotedAt:    b.Provenance.PromotedAt,
-		GitSHA:        b.Provenance.GitSHA,
-		GitRef:        b.Provenance.GitRef,
-		ServerVersion: b.Provenance.ServerVersion,
-		WorkloadHash:  b.Workload.Hash,
-		StartedAt:     b.StartedAt,
-	}
-	for _, t := range b.ValidTrials() {
-		line.Trials = append(line.Trials, t.Values)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf) // one line, keys sorted, newline-terminated
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(line); err != nil {
-		return err
-	}
-	path := s.HistoryPath(profile, b.Workload.Cell)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("appending to %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-// ReadHistory reads a cell's history, oldest first. Errors name the line.
-func (s Store) ReadHistory(profile, cell string) ([]HistoryLine, error) {
-	path := s.HistoryPath(profile, cell)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseHistory(path, data)
-}
-
-// ParseHistory parses history lines; name is used in errors.
-func ParseHistory(name string, data []byte) ([]HistoryLine, error) {
-	var out []HistoryLine
-	for i, raw := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		var h HistoryLine
-		if err := json.Unmarshal(raw, &h); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
-		}
-		out = append(out, h)
-	}
-	return out, nil
 }

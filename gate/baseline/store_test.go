@@ -39,7 +39,7 @@ func prov() result.Provenance {
 
 func TestUpdateWritesBaselinesAndHistory(t *testing.T) {
 	s := Store{Root: t.TempDir()}
-	runs := []Run{{"out/b.json", run("chat@c16", 5, 0)}, {"out/a.json", run("short", 4, 1)}}
+	runs := []Run{{Source: "out/b.json", Result: run("chat@c16", 5, 0)}, {Source: "out/a.json", Result: run("short", 4, 1)}}
 	paths, err := s.Update("h100", runs, prov(), DefaultRequirements())
 	if err != nil {
 		t.Fatal(err)
@@ -87,11 +87,11 @@ func TestUpdateRefuses(t *testing.T) {
 		runs []Run
 		want string
 	}{
-		{"incomplete", []Run{{"r/x.json", incomplete}}, "r/x.json: workload \"x\": the run is incomplete (interrupted)"},
-		{"too few trials", []Run{{"r/x.json", run("x", 2, 0)}}, "2 valid trial(s), a baseline needs at least 3"},
-		{"too many invalid", []Run{{"r/x.json", run("x", 6, 2)}}, "2 of 6 trials are invalid"},
-		{"duplicate cell", []Run{{"r/1.json", run("x", 5, 0)}, {"r/2.json", run("x", 5, 0)}}, "r/2.json: workload cell \"x\" is also in r/1.json"},
-		{"one bad among good", []Run{{"r/ok.json", run("ok", 5, 0)}, {"r/x.json", run("x", 1, 0)}}, "r/x.json"},
+		{"incomplete", []Run{{Source: "r/x.json", Result: incomplete}}, "r/x.json: workload \"x\": the run is incomplete (interrupted)"},
+		{"too few trials", []Run{{Source: "r/x.json", Result: run("x", 2, 0)}}, "2 valid trial(s), a baseline needs at least 3"},
+		{"too many invalid", []Run{{Source: "r/x.json", Result: run("x", 6, 2)}}, "2 of 6 trials are invalid"},
+		{"duplicate cell", []Run{{Source: "r/1.json", Result: run("x", 5, 0)}, {Source: "r/2.json", Result: run("x", 5, 0)}}, "r/2.json: workload cell \"x\" is also in r/1.json"},
+		{"one bad among good", []Run{{Source: "r/ok.json", Result: run("ok", 5, 0)}, {Source: "r/x.json", Result: run("x", 1, 0)}}, "r/x.json"},
 		{"nothing", nil, "no result files"},
 	}
 	for _, tc := range cases {
@@ -127,7 +127,7 @@ func TestLoadMissingProfile(t *testing.T) {
 }
 
 func TestParseHistoryErrors(t *testing.T) {
-	_, err := ParseHistory("h.jsonl", []byte("{\"trials\":[]}\n{oops\n"))
+	_, err := ParseHistory("h.jsonl", []byte("{\"workload_hash\":\"h\",\"trials\":[]}\n{oops\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "h.jsonl:2:") {
 		t.Errorf("error %v, want h.jsonl:2:", err)
 	}

@@ -3,11 +3,13 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
@@ -31,6 +33,9 @@ type baselineUpdateOptions struct {
 	from, profile, root string
 	gitSHA, gitRef      string
 	req                 baseline.Requirements
+	configFile          string
+	acceptNoisy         bool
+	acceptChange        string
 }
 
 func newBaselineUpdateCmd(s *Streams) *cobra.Command {
@@ -46,8 +51,14 @@ server version), and appends the trial values to
 
 It refuses, writing nothing, when any run is incomplete, has fewer valid
 trials than --min-trials, or has more invalid trials than
---max-invalid-share. --git-sha and --git-ref default to $GITHUB_SHA and
-$GITHUB_REF. Commit the changed files: a baseline change is a reviewed diff.`,
+--max-invalid-share, and when a gated metric's spread across trials is
+more than 3x its usual spread (the history's median, else the policy's
+assumed 5 %; docs/baselines.md), unless --accept-noisy keeps it with a
+recorded warning. It warns below 10 valid trials per cell. The gate rules
+of perfgate.yaml (--config) with each workload's gate list are stored with
+the baseline: later gates never apply looser ones. --git-sha and --git-ref
+default to $GITHUB_SHA and $GITHUB_REF. Commit the changed files: a
+baseline change is a reviewed diff.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBaselineUpdate(s, o)
@@ -61,6 +72,9 @@ $GITHUB_REF. Commit the changed files: a baseline change is a reviewed diff.`,
 	f.StringVar(&o.gitRef, "git-ref", "", "ref the run measured (default $GITHUB_REF)")
 	f.IntVar(&o.req.MinTrials, "min-trials", o.req.MinTrials, "fewest valid trials a cell needs")
 	f.Float64Var(&o.req.MaxInvalidShare, "max-invalid-share", o.req.MaxInvalidShare, "largest share of invalid trials a cell may have")
+	f.StringVar(&o.configFile, "config", "", "configuration file whose gate rules are stored with the baseline (default "+config.DefaultFile+" when it exists)")
+	f.BoolVar(&o.acceptNoisy, "accept-noisy", false, "promote a run whose spread is far above usual, recording a warning with it")
+	f.StringVar(&o.acceptChange, "accept-change", "", "record why this promotion's change of level is accepted: the drift guard never compares across it")
 	return cmd
 }
 
@@ -86,13 +100,17 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 	for i, src := range srcs {
 		runs[i] = baseline.Run{Source: src.Path, Result: src.Result}
 	}
+	store := baseline.Store{Root: o.root}
+	if err := baselineScreen(s, store, o, runs); err != nil {
+		return err
+	}
 	prov := result.Provenance{
 		GitSHA:     baselineOrEnv(o.gitSHA, "GITHUB_SHA"),
 		GitRef:     baselineOrEnv(o.gitRef, "GITHUB_REF"),
 		PromotedAt: time.Now().UTC().Truncate(time.Second),
 		How:        "perfgate baseline update --from " + o.from,
+		Accepted:   strings.TrimSpace(o.acceptChange),
 	}
-	store := baseline.Store{Root: o.root}
 	paths, err := store.Update(o.profile, runs, prov, o.req)
 	if err != nil {
 		if len(paths) == 0 {

@@ -49,6 +49,9 @@ type gateOptions struct {
 	from          string
 	allowMissing  bool
 	allowMismatch bool
+	// mergeBase and allowBaselineChange: see gate_history.go.
+	mergeBase           string
+	allowBaselineChange bool
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -103,6 +106,8 @@ already on disk (a merged shard directory).`,
 	f.StringVar(&o.from, "from", "", "judge the result files in DIR instead of running (e.g. after perfgate merge)")
 	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline, instead of failing (exit 2)")
 	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare even when fingerprint keys that must match (GPU, model) differ")
+	f.StringVar(&o.mergeBase, "merge-base", "", "commit the change branched from: judge against its history entry (default $PERFGATE_MERGE_BASE, or git merge-base with origin/$GITHUB_BASE_REF)")
+	f.BoolVar(&o.allowBaselineChange, "allow-baseline-change", false, "accept baselines re-recorded inside the pull request")
 	return cmd
 }
 
@@ -130,6 +135,10 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 	if policy.Noise, err = noisePriors(baseDir, baselines, s.Err); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
+	}
+	hist, baselines, err := gateHistoryBefore(ctx, cfg, o, &policy, baselines)
+	if err != nil {
+		return err
 	}
 
 	var manifests []*workload.Manifest
@@ -183,6 +192,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 	if err != nil {
 		return err
+	}
+	if err := hist.after(out, policy, baselines); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
 	paths.data.ServerFailure = serveReported(failed)

@@ -32,6 +32,9 @@
 //	calibrate:                       # perfgate calibrate
 //	  restarts: 5                    # server starts (sessions), at least 3
 //	  trials: 3                      # trials per start, at least 2
+//	history:
+//	  reference_days: 30             # drift guard: compare with runs this old (0: off)
+//	  reference_runs: 3
 //
 // Environment variables are PERFGATE_ followed by the key path in upper case
 // with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
@@ -61,6 +64,19 @@ type Config struct {
 	GitHub GitHub `mapstructure:"github"`
 	// Calibrate sizes `perfgate calibrate`.
 	Calibrate Calibrate `mapstructure:"calibrate"`
+	// History configures what the gate takes from the baseline history.
+	History History `mapstructure:"history"`
+}
+
+// History configures what the gate takes from the baseline history
+// (docs/baselines.md): the drift guard's reference window.
+type History struct {
+	// ReferenceDays: the drift guard compares the candidate with the
+	// newest ReferenceRuns runs promoted at least this many days before
+	// it (0 turns the drift guard off).
+	ReferenceDays float64 `mapstructure:"reference_days"`
+	// ReferenceRuns is how many runs the reference window holds.
+	ReferenceRuns int `mapstructure:"reference_runs"`
 }
 
 // Calibrate says how many server sessions `perfgate calibrate` starts and
@@ -163,6 +179,7 @@ func Default() Config {
 			Restarts: 5,
 			Trials:   3,
 		},
+		History: History{ReferenceDays: 30, ReferenceRuns: 3},
 	}
 }
 

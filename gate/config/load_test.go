@@ -81,6 +81,7 @@ func TestLoadFile(t *testing.T) {
 		Trials:    Trials{Min: 6, Max: 12, Budget: 45 * time.Minute},
 		GitHub:    GitHub{Comment: false, FailOnInconclusive: true},
 		Calibrate: Calibrate{Restarts: 4, Trials: 2},
+		History:   History{ReferenceDays: 30, ReferenceRuns: 3},
 	}
 	if !reflect.DeepEqual(l.Config, want) {
 		t.Errorf("Load:\n got %+v\nwant %+v", l.Config, want)

@@ -73,6 +73,12 @@ func (c Config) problems() []problem {
 	if c.Server.ReadyTimeout <= 0 {
 		add("server.ready_timeout", "must be positive, got %v", c.Server.ReadyTimeout)
 	}
+	if c.History.ReferenceDays < 0 {
+		add("history.reference_days", "must be 0 (off) or positive, got %v", c.History.ReferenceDays)
+	}
+	if c.History.ReferenceRuns < 1 {
+		add("history.reference_runs", "must be at least 1, got %d", c.History.ReferenceRuns)
+	}
 	if !(c.Policy.Alpha > 0 && c.Policy.Alpha <= 0.5) {
 		add("policy.alpha", "must be in (0, 0.5], got %v", c.Policy.Alpha)
 	}

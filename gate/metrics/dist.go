@@ -98,8 +98,8 @@ func toMicros(ms float64) int64 {
 }
 
 // summary returns every stat of Stats. It sorts the kept values in place.
-func (d *dist) summary() map[string]float64 {
-	out := make(map[string]float64, len(Stats))
+func (d *dist) summary() map[Stat]float64 {
+	out := make(map[Stat]float64, len(Stats))
 	if d.n == 0 {
 		for _, st := range Stats {
 			out[st] = 0
@@ -115,25 +115,26 @@ func (d *dist) summary() map[string]float64 {
 	}
 	for _, st := range Stats {
 		switch st {
-		case "mean":
+		case Mean:
 			out[st] = d.mean
-		case "std":
+		case Std:
 			out[st] = math.Sqrt(math.Max(0, d.m2/d.n))
-		case "min":
+		case Min:
 			out[st] = d.min
-		case "max":
+		case Max:
 			out[st] = d.max
-		case "median":
+		case Median:
 			out[st] = pct(50)
 		default:
-			out[st] = pct(percentOf(st))
+			p, _ := st.Percentile()
+			out[st] = pct(p)
 		}
 	}
 	if !d.dropped {
 		// Recompute mean and std exactly from the kept values (two-pass),
 		// as numpy does, rather than from the running moments.
-		out["mean"], out["std"] = d.exactMoments()
-		out["min"], out["max"] = float64(d.vals[0]), float64(d.vals[len(d.vals)-1])
+		out[Mean], out[Std] = d.exactMoments()
+		out[Min], out[Max] = float64(d.vals[0]), float64(d.vals[len(d.vals)-1])
 	}
 	return out
 }

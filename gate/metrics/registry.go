@@ -8,16 +8,16 @@
 //
 //   - "<distribution>.<stat>" for per-request distributions, e.g. "ttft_ms.p99",
 //     "tpot_ms.median", "itl_ms.p99.9". Stats are mean, median, std, min, max and
-//     percentiles written "p" + the number as vLLM writes it (p50, p99, p99.9).
+//     percentiles written "p" + the number as vLLM writes it (p50, p99, p99.9);
+//     ParseID and ParseStat are the one reader of that spelling.
 //   - a plain name for per-trial scalars, e.g. "output_throughput", "qpm".
+//   - the offline_* ids of `vllm bench latency` and `vllm bench throughput`
+//     (see Offline).
+//
+// The catalogue is fixed at compile time: no other package registers ids.
 package metrics
 
-import (
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
-)
+import "fmt"
 
 // Direction says which way a metric gets better.
 type Direction int
@@ -67,8 +67,10 @@ var Distributions = []Distribution{
 	{"e2el_from_intended_ms", "E2EL (intended)", "end-to-end latency from the intended send time (free of coordinated omission)"},
 }
 
-// Stats are the statistics recorded for every distribution, in report order.
-var Stats = []string{"mean", "median", "std", "p50", "p90", "p95", "p99", "p99.9", "min", "max"}
+// Stats are the statistics recorded for every distribution, in report
+// order. A percentile outside this list is a valid id (imported vLLM files
+// may carry p25 or p99.99), but a perfgate run never records it.
+var Stats = []Stat{Mean, Median, Std, Pct(50), Pct(90), Pct(95), Pct(99), Pct(99.9), Min, Max}
 
 // Scalars lists the per-trial scalar metrics, in report order.
 var Scalars = []Metric{
@@ -108,74 +110,25 @@ var distByName = func() map[string]Distribution {
 	return m
 }()
 
-// extra holds metrics registered by other packages (server-side counters,
-// offline engine benchmarks). Register is meant for package init.
-var extra = map[string]Metric{}
-
-// Register adds a metric id to the catalogue. It panics on a duplicate id,
-// which is a programming error caught by any test that imports the package.
-func Register(m Metric) {
-	if _, ok := Lookup(m.ID); ok {
-		panic("metrics: duplicate metric id " + m.ID)
-	}
-	extra[m.ID] = m
-}
-
-// ID builds a distribution metric id.
-func ID(distribution, stat string) string { return distribution + "." + stat }
-
-// PercentileStat writes percentile p the way vLLM writes it in JSON keys:
-// 99 -> "p99", 99.9 -> "p99.9", 50 -> "p50".
-func PercentileStat(p float64) string {
-	return "p" + strconv.FormatFloat(p, 'f', -1, 64)
-}
-
-// Split separates a distribution id into its distribution and stat. ok is
-// false for scalar ids.
-func Split(id string) (distribution, stat string, ok bool) {
-	i := strings.IndexByte(id, '.')
-	if i < 0 {
-		return "", "", false
-	}
-	distribution, stat = id[:i], id[i+1:]
-	if _, known := distByName[distribution]; !known {
-		return "", "", false
-	}
-	return distribution, stat, validStat(stat)
-}
-
-// validStat accepts the named stats and any percentile p0..p100.
-func validStat(stat string) bool {
-	switch stat {
-	case "mean", "median", "std", "min", "max":
-		return true
-	}
-	if !strings.HasPrefix(stat, "p") {
-		return false
-	}
-	p, err := strconv.ParseFloat(stat[1:], 64)
-	return err == nil && p >= 0 && p <= 100 && PercentileStat(p) == stat
-}
-
 // Lookup returns the metric for id. Any percentile of a known distribution
 // is a valid id (imported vLLM files may carry p25 or p99.99).
 func Lookup(id string) (Metric, bool) {
 	if m, ok := scalarByID[id]; ok {
 		return m, true
 	}
-	if m, ok := extra[id]; ok {
+	if m, ok := offlineByID[id]; ok {
 		return m, true
 	}
-	dist, stat, ok := Split(id)
+	pid, ok := ParseID(id)
 	if !ok {
 		return Metric{}, false
 	}
-	d := distByName[dist]
+	d := distByName[pid.Base]
 	return Metric{
 		ID:          id,
 		Unit:        "ms",
 		Direction:   LowerIsBetter,
-		Description: fmt.Sprintf("%s of %s", stat, d.Description),
+		Description: fmt.Sprintf("%s of %s", pid.Stat, d.Description),
 	}, true
 }
 
@@ -188,30 +141,46 @@ func MustLookup(id string) Metric {
 	return m
 }
 
+// Recorded reports whether a result that perfgate measured or ran can
+// carry metric id: every scalar and offline id, and of the distributions
+// only the statistics of Stats. A gate rule on any other id (tpot_ms.p75)
+// would never find its metric, so workload files refuse it.
+func Recorded(id string) bool {
+	pid, ok := ParseID(id)
+	if !ok {
+		_, known := Lookup(id)
+		return known
+	}
+	for _, s := range Stats {
+		if s == pid.Stat {
+			return true
+		}
+	}
+	return false
+}
+
 // Label is a short human name for id: "TTFT p99", "output_throughput".
 func Label(id string) string {
-	if dist, stat, ok := Split(id); ok {
-		return distByName[dist].Label + " " + stat
+	if pid, ok := ParseID(id); ok {
+		return distByName[pid.Base].Label + " " + pid.Stat.String()
 	}
 	return id
 }
 
 // All returns every id of the fixed catalogue (distributions x Stats, then
-// scalars, then registered extras), in report order.
+// scalars, then the offline benchmark ids), in report order.
 func All() []string {
 	var ids []string
 	for _, d := range Distributions {
 		for _, s := range Stats {
-			ids = append(ids, ID(d.Name, s))
+			ids = append(ids, ID{d.Name, s}.String())
 		}
 	}
 	for _, s := range Scalars {
 		ids = append(ids, s.ID)
 	}
-	var ext []string
-	for id := range extra {
-		ext = append(ext, id)
+	for _, m := range Offline {
+		ids = append(ids, m.ID)
 	}
-	sort.Strings(ext)
-	return append(ids, ext...)
+	return ids
 }

@@ -37,9 +37,9 @@ func lerp(a, b, t float64) float64 {
 	return a + d*t
 }
 
-// Mean is the arithmetic mean; empty gives 0, as in vLLM's summaries.
+// MeanOf is the arithmetic mean; empty gives 0, as in vLLM's summaries.
 // montanaflynn/stats does the arithmetic (overflow-safe scaled sums).
-func Mean(xs []float64) float64 {
+func MeanOf(xs []float64) float64 {
 	m, err := stats.Mean(xs)
 	if err != nil {
 		return 0
@@ -47,9 +47,9 @@ func Mean(xs []float64) float64 {
 	return m
 }
 
-// Std is the population standard deviation (numpy's default ddof=0);
+// StdOf is the population standard deviation (numpy's default ddof=0);
 // empty gives 0.
-func Std(xs []float64) float64 {
+func StdOf(xs []float64) float64 {
 	sd, err := stats.StandardDeviationPopulation(xs)
 	if err != nil {
 		return 0
@@ -57,49 +57,56 @@ func Std(xs []float64) float64 {
 	return sd
 }
 
-// Summarize computes every stat of Stats over xs (which it sorts in place),
-// keyed by stat name. It is the reference for what a distribution's summary
-// means; the streaming accumulator is tested against it.
-func Summarize(xs []float64) map[string]float64 {
+// MedianOf is the median of xs as numpy.median computes it: the middle
+// value, or the mean of the two middle values of an even count. Empty gives
+// 0. xs is not modified. It is the one median of exact values in the
+// module (the reference summary, the medians over trials that reports and
+// verdicts show); only the streaming accumulator, which may hold a
+// histogram instead of the values, computes its own.
+func MedianOf(xs []float64) float64 {
+	n := len(xs)
+	if n == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Summarize computes every stat of Stats over xs (which it sorts in place).
+// It is the reference for what a distribution's summary means; the
+// streaming accumulator is tested against it.
+func Summarize(xs []float64) map[Stat]float64 {
 	sort.Float64s(xs)
-	out := make(map[string]float64, len(Stats))
+	out := make(map[Stat]float64, len(Stats))
 	for _, st := range Stats {
 		out[st] = statOf(xs, st)
 	}
 	return out
 }
 
-func statOf(sorted []float64, stat string) float64 {
-	switch stat {
-	case "mean":
-		return Mean(sorted)
-	case "std":
-		return Std(sorted)
-	case "median":
-		return Percentile(sorted, 50)
-	case "min":
+func statOf(sorted []float64, st Stat) float64 {
+	switch st {
+	case Mean:
+		return MeanOf(sorted)
+	case Std:
+		return StdOf(sorted)
+	case Median:
+		return MedianOf(sorted)
+	case Min:
 		if len(sorted) == 0 {
 			return 0
 		}
 		return sorted[0]
-	case "max":
+	case Max:
 		if len(sorted) == 0 {
 			return 0
 		}
 		return sorted[len(sorted)-1]
 	}
-	return Percentile(sorted, percentOf(stat))
+	p, _ := st.Percentile()
+	return Percentile(sorted, p)
 }
-
-// percentOf parses "p99.9" into 99.9. Stats are fixed at compile time, so
-// a malformed one is a programming error.
-func percentOf(stat string) float64 {
-	for _, p := range statPercents {
-		if PercentileStat(p) == stat {
-			return p
-		}
-	}
-	panic("metrics: not a percentile stat: " + stat)
-}
-
-var statPercents = []float64{50, 90, 95, 99, 99.9}

@@ -36,13 +36,42 @@ func TestSummarize(t *testing.T) {
 		"p90": 3.7, "p95": 3.85, "p99": 3.97, "p99.9": 3.997, "min": 1, "max": 4,
 	}
 	for k, v := range want {
-		if !near(got[k], v) {
-			t.Errorf("%s = %v, want %v", k, got[k], v)
+		st, ok := ParseStat(k)
+		if !ok {
+			t.Fatalf("ParseStat(%q) failed", k)
+		}
+		if !near(got[st], v) {
+			t.Errorf("%s = %v, want %v", k, got[st], v)
 		}
 	}
 	for k, v := range Summarize(nil) {
 		if v != 0 {
 			t.Errorf("empty %s = %v, want 0", k, v)
+		}
+	}
+}
+
+// TestMedianOf pins numpy.median: the middle value, or the mean of the two
+// middle values, of unsorted input that it leaves alone.
+func TestMedianOf(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{7}, 7},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{2, 1}, 1.5},
+	} {
+		in := append([]float64(nil), c.xs...)
+		if got := MedianOf(in); got != c.want {
+			t.Errorf("MedianOf(%v) = %v, want %v", c.xs, got, c.want)
+		}
+		for i := range in {
+			if in[i] != c.xs[i] {
+				t.Errorf("MedianOf modified its input: %v", in)
+			}
 		}
 	}
 }

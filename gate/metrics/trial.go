@@ -223,7 +223,7 @@ func (a *Accumulator) Finish(duration time.Duration, gpus int, limits Limits) re
 			t.Warnings = append(t.Warnings, fmt.Sprintf("%s: more than %d samples; percentiles come from the histogram (0.1%% relative error)", d.Name, dd.limit))
 		}
 		for st, v := range dd.summary() {
-			t.Values[ID(d.Name, st)] = v
+			t.Values[ID{d.Name, st}.String()] = v
 		}
 		if enc, err := encodeHist(dd.hist); err == nil {
 			t.Histograms[d.Name] = enc
@@ -271,7 +271,7 @@ func (a *Accumulator) Finish(duration time.Duration, gpus int, limits Limits) re
 	}
 	v["max_output_tokens_per_s"] = peak
 	v["max_concurrent_requests"] = float64(peakConcurrency(a.spans))
-	v["dispatch_lag_ms.p99"] = a.lag.summary()["p99"]
+	v["dispatch_lag_ms.p99"] = a.lag.summary()[Pct(99)]
 	t.Valid, t.InvalidReason = a.judge(&t, limits)
 	return t
 }

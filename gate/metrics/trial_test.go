@@ -27,7 +27,7 @@ func checkDist(t *testing.T, values map[string]float64, dist string, samples []f
 	t.Helper()
 	want := Summarize(append([]float64(nil), samples...))
 	for st, w := range want {
-		id := ID(dist, st)
+		id := ID{dist, st}.String()
 		got, ok := values[id]
 		if !ok {
 			t.Errorf("%s missing", id)
@@ -233,7 +233,7 @@ func TestExactLimit(t *testing.T) {
 	tr := acc.Finish(time.Second, 0, DefaultLimits)
 	want := Summarize(ttfts)
 	for _, st := range Stats {
-		got := tr.Values[ID("ttft_ms", st)]
+		got := tr.Values[ID{"ttft_ms", st}.String()]
 		// A histogram quantile is a sample, not an interpolation: allow one
 		// sample spacing (0.37 ms) plus the 0.1 % bucket width.
 		if math.Abs(got-want[st]) > 0.37+1e-3*want[st] {

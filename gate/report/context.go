@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -88,11 +89,7 @@ func serverMedian(r *result.Result, key string) (float64, bool) {
 	if len(v) == 0 {
 		return 0, false
 	}
-	sort.Float64s(v)
-	if len(v)%2 == 0 {
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2, true
-	}
-	return v[len(v)/2], true
+	return metrics.MedianOf(v), true
 }
 
 func figure(v float64, ok bool, format func(float64) string) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,7 +72,7 @@ func runFacts(d *Data) string {
 		{"Server version", func(r *result.Result) string { return r.Server.Version }},
 		{"Max model len", func(r *result.Result) string { return itoaOr(r.Server.MaxModelLen) }},
 		{"GPUs", gpus},
-		{"Server arguments", func(r *result.Result) string { return fp(r, "server.argv", "server.args", "server.command") }},
+		{"Server arguments", func(r *result.Result) string { return fp(r, argvKeys...) }},
 		{"Parallelism", parallelism},
 		{"KV cache dtype", func(r *result.Result) string {
 			return orStr(fp(r, "server.kv_cache_dtype", "vllm.kv_cache_dtype"), flagValue(argv(r), "--kv-cache-dtype"))
@@ -138,11 +139,11 @@ func fp(r *result.Result, keys ...string) string {
 // server's command line word by word, env.* by the variable's name,
 // anything else by its key's name and the shapes of credentials.
 func shown(key, v string) string {
-	if name, ok := strings.CutPrefix(key, "env."); ok {
+	if name, ok := strings.CutPrefix(key, result.EnvPrefix); ok {
 		return redact.EnvValue(name, v)
 	}
 	switch {
-	case key == "server.argv" || key == "server.args" || key == "server.command":
+	case slices.Contains(argvKeys, key):
 		return redact.Value(v)
 	case redact.Name(key) && v != "":
 		return redact.Placeholder // meta.hf_token from an imported benchmark
@@ -151,7 +152,7 @@ func shown(key, v string) string {
 }
 
 func gpus(r *result.Result) string {
-	name, count := fp(r, "gpu.name"), fp(r, "gpu.count")
+	name, count := fp(r, result.KeyGPUName), fp(r, result.KeyGPUCount)
 	if count == "" && r.Server.GPUs > 0 {
 		count = strconv.Itoa(r.Server.GPUs)
 	}
@@ -164,10 +165,15 @@ func gpus(r *result.Result) string {
 	return count
 }
 
+// argvKeys are the fingerprint keys that may hold the server's command
+// line: result.KeyServerArgv, which perfgate writes, and the names other
+// tools' fingerprints use.
+var argvKeys = []string{result.KeyServerArgv, "server.args", "server.command"}
+
 // argv returns the server's command line as words. The fingerprint may hold
 // it as a JSON array or as a space-separated string.
 func argv(r *result.Result) []string {
-	raw := fp(r, "server.argv", "server.args", "server.command")
+	raw := fp(r, argvKeys...)
 	if strings.HasPrefix(raw, "[") {
 		var words []string
 		if json.Unmarshal([]byte(raw), &words) == nil {
@@ -228,7 +234,7 @@ func parallelism(r *result.Result) string {
 func envFacts(r *result.Result) string {
 	var kv []string
 	for k, v := range r.Fingerprint {
-		if name, ok := strings.CutPrefix(k, "env."); ok {
+		if name, ok := strings.CutPrefix(k, result.EnvPrefix); ok {
 			kv = append(kv, name+"="+shown(k, v))
 		}
 	}
@@ -238,12 +244,12 @@ func envFacts(r *result.Result) string {
 
 // otherFingerprint lists fingerprint keys no other row shows.
 func otherFingerprint(r *result.Result) string {
-	inRow := map[string]bool{"gpu.name": true, "gpu.count": true, "server.argv": true, "server.args": true, "server.command": true,
+	inRow := map[string]bool{result.KeyGPUName: true, result.KeyGPUCount: true, result.KeyServerArgv: true, "server.args": true, "server.command": true,
 		"server.kv_cache_dtype": true, "vllm.kv_cache_dtype": true, "server.quantization": true, "vllm.quantization": true,
 		"server.tensor_parallel_size": true, "server.pipeline_parallel_size": true, "server.data_parallel_size": true, "server.enable_expert_parallel": true}
 	var kv []string
 	for k, v := range r.Fingerprint {
-		if !inRow[k] && !strings.HasPrefix(k, "env.") {
+		if !inRow[k] && !strings.HasPrefix(k, result.EnvPrefix) {
 			kv = append(kv, k+"="+shown(k, v))
 		}
 	}
@@ -282,12 +288,13 @@ func workloadFacts(d *Data, cell string) string {
 		return fmt.Sprintf("%d / %d", ok, failed)
 	})
 	row("Error types", errorTypes)
+	pcts := []metrics.Stat{metrics.Pct(50), metrics.Pct(90), metrics.Pct(95), metrics.Pct(99)}
 	for _, dist := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"} {
-		label := strings.Fields(metrics.Label(dist + ".p50"))[0]
+		label := strings.Fields(metrics.Label(metrics.ID{Base: dist, Stat: pcts[0]}.String()))[0]
 		row(label+" p50 / p90 / p95 / p99", func(r *result.Result) string {
 			var vs []string
-			for _, p := range []string{"p50", "p90", "p95", "p99"} {
-				vs = append(vs, medianValue(r, dist+"."+p))
+			for _, p := range pcts {
+				vs = append(vs, medianValue(r, metrics.ID{Base: dist, Stat: p}.String()))
 			}
 			if strings.Trim(strings.Join(vs, ""), "–") == "" {
 				return ""
@@ -332,19 +339,13 @@ func shape(r *result.Result) string {
 			}
 		}
 	}
-	var spec map[string]any
-	if len(r.Workload.Spec) > 0 && json.Unmarshal(r.Workload.Spec, &spec) == nil {
-		for _, k := range []string{"concurrency", "max_concurrency", "rate", "request_rate"} {
-			if v, ok := spec[k]; ok {
-				parts = append(parts, fmt.Sprintf("%s %v", strings.ReplaceAll(k, "_", " "), v))
+	if spec, err := r.Workload.ParseSpec(); err == nil {
+		if l, ok := spec.Shape(); ok {
+			conc := "unlimited"
+			if l.Concurrency > 0 {
+				conc = strconv.Itoa(l.Concurrency)
 			}
-		}
-		if load, ok := spec["load"].(map[string]any); ok {
-			for _, k := range []string{"concurrency", "rate"} {
-				if v, ok := load[k]; ok {
-					parts = append(parts, fmt.Sprintf("%s %v", k, v))
-				}
-			}
+			parts = append(parts, "concurrency "+conc, "rate "+result.FormatRate(l.Rate))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -386,10 +387,5 @@ func medianValue(r *result.Result, id string) string {
 	if len(v) == 0 {
 		return "–"
 	}
-	sort.Float64s(v)
-	m := v[len(v)/2]
-	if len(v)%2 == 0 {
-		m = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return Number(m)
+	return Number(metrics.MedianOf(v))
 }

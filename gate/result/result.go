@@ -57,6 +57,29 @@ type Provenance struct {
 	ServerVersion string    `json:"server_version,omitempty"`
 	// How says what promoted it ("perfgate baseline update --from results/").
 	How string `json:"how,omitempty"`
+	// Rules are the gate rules in force for this cell when it was promoted
+	// (the policy with the workload's own gate list applied), sorted by
+	// metric, and RulesHash their digest. They are the trusted side's
+	// rules: a later gate applies the stricter of these and the checked-out
+	// ones (docs/baselines.md, "Rules from the trusted side").
+	Rules     []Rule `json:"rules,omitempty"`
+	RulesHash string `json:"rules_hash,omitempty"`
+	// Warnings are caveats recorded at promotion, e.g. a run kept with
+	// --accept-noisy although its spread was far above the history's.
+	Warnings []string `json:"warnings,omitempty"`
+	// Accepted, when set, says why this promotion's change of level is
+	// accepted (`baseline update --accept-change`): the drift guard never
+	// compares across it.
+	Accepted string `json:"accepted,omitempty"`
+}
+
+// Rule is one gate rule as stored with a baseline: whether metric is gated
+// and at which tolerance (a fraction, or points for ratio metrics). It
+// mirrors verdict.Rule, which this package cannot import.
+type Rule struct {
+	Metric    string  `json:"metric"`
+	Gated     bool    `json:"gated"`
+	Tolerance float64 `json:"tolerance"`
 }
 
 // Tool identifies the program that wrote the file.

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/result"
-	_ "github.com/perfgate/perfgate/gate/vllmbench" // registers the offline_* metric ids
-	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // offlineTypical are plausible centres of what `vllm bench latency` and
@@ -45,7 +43,7 @@ func offlineArm(rng *rand.Rand, n int, drop []string, factor map[string]float64)
 	return newResult("engine", vals)
 }
 
-func commandSpec(kind string, gate ...workload.GateRule) map[string]any {
+func commandSpec(kind string, gate ...result.GateRule) map[string]any {
 	spec := map[string]any{"name": "engine", "cell": "engine", "gate": gate}
 	if kind != "" {
 		spec["kind"] = kind
@@ -54,8 +52,8 @@ func commandSpec(kind string, gate ...workload.GateRule) map[string]any {
 }
 
 func TestCommandCellGating(t *testing.T) {
-	p50 := workload.GateRule{Metric: "offline_latency_ms.p50", Tolerance: 0.03}
-	p99 := workload.GateRule{Metric: "offline_latency_ms.p99", Tolerance: 0.06}
+	p50 := result.GateRule{Metric: "offline_latency_ms.p50", Tolerance: 0.03}
+	p99 := result.GateRule{Metric: "offline_latency_ms.p99", Tolerance: 0.06}
 	explicit, err := FromConfig(PolicyConfig{Gated: []string{"ttft_ms.p50", "offline_tokens_per_s", "offline_requests_per_s"}, AssumedBetween: map[string]float64{"*": 0}})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +61,7 @@ func TestCommandCellGating(t *testing.T) {
 	cases := []struct {
 		name   string
 		kind   string
-		gate   []workload.GateRule
+		gate   []result.GateRule
 		policy Policy
 		// drop lists metrics neither arm carries; candDrop only the candidate lacks.
 		drop, candDrop []string
@@ -72,33 +70,33 @@ func TestCommandCellGating(t *testing.T) {
 		warnings       []string // substrings, one per expected workload warning
 		verdict        Outcome
 	}{
-		{name: "own rule only", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: oneSession(),
+		{name: "own rule only", kind: result.KindCommand, gate: []result.GateRule{p50}, policy: oneSession(),
 			gated: []string{"offline_latency_ms.p50"}, verdict: Pass},
-		{name: "own rule catches a regression", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: oneSession(),
+		{name: "own rule catches a regression", kind: result.KindCommand, gate: []result.GateRule{p50}, policy: oneSession(),
 			factor: map[string]float64{"offline_latency_ms.p50": 1.10},
 			gated:  []string{"offline_latency_ms.p50"}, verdict: Regression},
-		{name: "policy-gated offline ids the files carry", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: explicit,
+		{name: "policy-gated offline ids the files carry", kind: result.KindCommand, gate: []result.GateRule{p50}, policy: explicit,
 			gated: []string{"offline_latency_ms.p50", "offline_requests_per_s", "offline_tokens_per_s"}, verdict: Pass},
-		{name: "policy-gated id the files lack is dropped silently", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: explicit,
+		{name: "policy-gated id the files lack is dropped silently", kind: result.KindCommand, gate: []result.GateRule{p50}, policy: explicit,
 			drop:  []string{"offline_requests_per_s"},
 			gated: []string{"offline_latency_ms.p50", "offline_tokens_per_s"}, verdict: Pass},
-		{name: "policy-gated id only the baseline carries is untestable", kind: workload.KindCommand, gate: []workload.GateRule{p50}, policy: explicit,
+		{name: "policy-gated id only the baseline carries is untestable", kind: result.KindCommand, gate: []result.GateRule{p50}, policy: explicit,
 			candDrop: []string{"offline_requests_per_s"},
 			gated:    []string{"offline_latency_ms.p50", "offline_requests_per_s", "offline_tokens_per_s"}, verdict: Inconclusive},
-		{name: "own rule missing from both runs is still reported", kind: workload.KindCommand, gate: []workload.GateRule{p50, p99}, policy: oneSession(),
+		{name: "own rule missing from both runs is still reported", kind: result.KindCommand, gate: []result.GateRule{p50, p99}, policy: oneSession(),
 			drop:     []string{"offline_latency_ms.p99"},
 			gated:    []string{"offline_latency_ms.p50"},
 			warnings: []string{"gated metric offline_latency_ms.p99 is in neither run"}, verdict: Pass},
-		{name: "own rule turned off by the gate list", kind: workload.KindCommand,
-			gate:   []workload.GateRule{p50, {Metric: "offline_tokens_per_s", Gated: new(false)}},
+		{name: "own rule turned off by the gate list", kind: result.KindCommand,
+			gate:   []result.GateRule{p50, {Metric: "offline_tokens_per_s", Gated: new(false)}},
 			policy: explicit,
 			gated:  []string{"offline_latency_ms.p50", "offline_requests_per_s"}, verdict: Pass},
 		// The same files under a serving spec keep today's behaviour: the
 		// default serving metrics are gated and reported missing.
-		{name: "serving cell unchanged", kind: "", gate: []workload.GateRule{p50}, policy: oneSession(),
+		{name: "serving cell unchanged", kind: "", gate: []result.GateRule{p50}, policy: oneSession(),
 			gated:    []string{"offline_latency_ms.p50"},
 			warnings: slices.Repeat([]string{"in neither run"}, len(DefaultGated)), verdict: Pass},
-		{name: "explicit serving kind unchanged", kind: workload.KindServing, gate: []workload.GateRule{p50}, policy: oneSession(),
+		{name: "explicit serving kind unchanged", kind: result.KindServing, gate: []result.GateRule{p50}, policy: oneSession(),
 			gated:    []string{"offline_latency_ms.p50"},
 			warnings: slices.Repeat([]string{"in neither run"}, len(DefaultGated)), verdict: Pass},
 	}
@@ -130,7 +128,7 @@ func TestCommandCellGating(t *testing.T) {
 					t.Errorf("warning %d %q, want it to contain %q", i, warnings[i], tc.warnings[i])
 				}
 			}
-			if tc.kind == workload.KindCommand {
+			if tc.kind == result.KindCommand {
 				for _, w := range warnings {
 					for _, id := range DefaultGated {
 						if strings.Contains(w, id) {
@@ -151,7 +149,7 @@ func TestCommandCellGating(t *testing.T) {
 // metrics the files carry happens in Compare.
 func TestResolveCommandSpec(t *testing.T) {
 	p := oneSession()
-	spec := commandSpec(workload.KindCommand, workload.GateRule{Metric: "offline_latency_ms.p50"})
+	spec := commandSpec(result.KindCommand, result.GateRule{Metric: "offline_latency_ms.p50"})
 	rules, err := p.Resolve(withSpec(&result.Result{}, spec).Workload.Spec)
 	if err != nil {
 		t.Fatal(err)

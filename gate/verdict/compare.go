@@ -141,7 +141,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 			return w, nil, nil
 		}
 	}
-	w.Fingerprint = diffFingerprint(b.Fingerprint, c.Fingerprint, p.HardKeys)
+	w.Fingerprint = result.DiffFingerprints(b.Fingerprint, c.Fingerprint, p.HardKeys)
 	var hard []string
 	for _, d := range w.Fingerprint {
 		if d.Hard {
@@ -191,6 +191,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	if err != nil {
 		return w, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)
 	}
+	w.Warnings = append(w.Warnings, cr.tighten(p.Trusted[name])...)
 	w.Status = Compared
 	return w, cr, nil
 }
@@ -206,29 +207,6 @@ func baselineAge(b, c *result.Result) float64 {
 		return 0
 	}
 	return float64(c.StartedAt.Sub(when)) / float64(day)
-}
-
-// diffFingerprint lists the keys whose values differ, sorted by key.
-func diffFingerprint(b, c map[string]string, hardKeys []string) []FingerprintDiff {
-	hard := map[string]bool{}
-	for _, k := range hardKeys {
-		hard[k] = true
-	}
-	keys := map[string]bool{}
-	for k := range b {
-		keys[k] = true
-	}
-	for k := range c {
-		keys[k] = true
-	}
-	var out []FingerprintDiff
-	for k := range keys {
-		if b[k] != c[k] {
-			out = append(out, FingerprintDiff{Key: k, Baseline: b[k], Candidate: c[k], Hard: hard[k]})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
 }
 
 // buildCells collects, for every directional metric both arms carry, the
@@ -299,7 +277,7 @@ func buildCells(w *Workload, bs []*result.Result, c *result.Result, cr *cellRule
 			continue
 		}
 		msg := fmt.Sprintf("gated metric %s is in neither run; not compared", id)
-		if _, _, ok := metrics.Split(id); ok {
+		if _, ok := metrics.ParseID(id); ok {
 			msg = fmt.Sprintf("gated metric %s is in neither run and no statistic both runs carry can stand in for it; not compared", id)
 		}
 		w.Warnings = append(w.Warnings, msg)

@@ -200,11 +200,7 @@ func summariseArm(v []float64, abs bool) Arm {
 	}
 	sorted := append([]float64(nil), v...)
 	sort.Float64s(sorted)
-	if n := len(sorted); n%2 == 1 {
-		a.Median = sorted[n/2]
-	} else {
-		a.Median = (sorted[n/2-1] + sorted[n/2]) / 2
-	}
+	a.Median = metrics.MedianOf(sorted)
 	if abs || sorted[0] <= 0 {
 		a.Centre = mean(v)
 	} else {

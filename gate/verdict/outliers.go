@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"sync"
+
+	"github.com/perfgate/perfgate/gate/metrics"
 )
 
 // Outlier is a trial left out of one cell because its value is far
@@ -98,7 +99,7 @@ func (pc *pendingCell) dropOutliers(pr varPrior, p *Policy) {
 
 // farthest is the index of x's value farthest from its median.
 func farthest(x []float64) int {
-	med := median(x)
+	med := metrics.MedianOf(x)
 	k := 0
 	for i := range x {
 		if math.Abs(x[i]-med) > math.Abs(x[k]-med) {
@@ -114,20 +115,6 @@ func withoutFarthest(x []float64) []float64 {
 	out := make([]float64, 0, len(x)-1)
 	out = append(out, x[:k]...)
 	return append(out, x[k+1:]...)
-}
-
-// median of x (not modified); 0 for no values.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // trimBias returns E[s²]/σ² for the variance of n normal values after the

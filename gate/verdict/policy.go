@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
-	"github.com/perfgate/perfgate/gate/workload"
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 // Policy holds every knob of the decision. Start from DefaultPolicy; the
@@ -75,6 +73,11 @@ type Policy struct {
 	// between-session noise applies. It is input data, not a knob, so it
 	// is not serialized with the policy.
 	Noise Priors `json:"-"`
+	// Trusted holds, per workload cell, the rules stored with its baseline
+	// when it was promoted from the trusted side (see tighten): the cell
+	// is judged by the stricter of these and the checked-out rules. Like
+	// Noise it is input data, not serialized with the policy.
+	Trusted map[string][]Rule `json:"-"`
 }
 
 // Rule gates one metric id with a tolerance.
@@ -99,7 +102,7 @@ var DefaultGated = []string{
 // different GPU model or count, or a different model served, measures a
 // different system. The names follow the fingerprint convention of package
 // result ("group.key").
-var DefaultHardKeys = []string{"gpu.name", "gpu.count", "server.model"}
+var DefaultHardKeys = []string{result.KeyGPUName, result.KeyGPUCount, result.KeyServerModel}
 
 // DefaultPolicy returns the documented defaults (docs/statistics.md).
 func DefaultPolicy() Policy {
@@ -139,13 +142,8 @@ func DefaultTolerance(id string) float64 {
 	if Absolute(id) {
 		return 0.005
 	}
-	if _, stat, ok := metrics.Split(id); ok {
-		if stat == "max" {
-			return 0.06
-		}
-		if pct, err := strconv.ParseFloat(strings.TrimPrefix(stat, "p"), 64); err == nil && strings.HasPrefix(stat, "p") && pct >= 90 {
-			return 0.06
-		}
+	if pid, ok := metrics.ParseID(id); ok && pid.Stat.Tail() {
+		return 0.06
 	}
 	return 0.03
 }
@@ -247,17 +245,11 @@ func (p *Policy) resolve(spec json.RawMessage) (*cellRules, error) {
 		rules[r.Metric] = r
 	}
 	cr := &cellRules{rules: rules, optOut: optOut}
-	if len(spec) == 0 {
-		return cr, nil
+	s, err := result.Workload{Spec: spec}.ParseSpec()
+	if err != nil {
+		return nil, err
 	}
-	var s struct {
-		Kind string              `json:"kind"`
-		Gate []workload.GateRule `json:"gate"`
-	}
-	if err := json.Unmarshal(spec, &s); err != nil {
-		return nil, fmt.Errorf("workload spec: %w", err)
-	}
-	if s.Kind == workload.KindCommand {
+	if s.Kind == result.KindCommand {
 		cr.command, cr.named = true, map[string]bool{}
 	}
 	for i, g := range s.Gate {

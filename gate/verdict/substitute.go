@@ -3,8 +3,6 @@ package verdict
 import (
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 )
@@ -28,28 +26,25 @@ type Substitution struct {
 // centreFallbacks are the substitutes of the centre statistics, in order:
 // p50 and median are the same statistic under two names; the mean is the
 // other centre a file is sure to have.
-var centreFallbacks = map[string][]string{
-	"p50":    {"median", "mean"},
-	"median": {"p50", "mean"},
-	"mean":   {"median", "p50"},
+var centreFallbacks = map[metrics.Stat][]metrics.Stat{
+	metrics.Pct(50): {metrics.Median, metrics.Mean},
+	metrics.Median:  {metrics.Pct(50), metrics.Mean},
+	metrics.Mean:    {metrics.Median, metrics.Pct(50)},
 }
-
-// tailFloor is the lowest percentile that counts as a tail statistic, both
-// for the missing statistic and for its substitutes (it is also where
-// DefaultTolerance switches to the tail tolerance).
-const tailFloor = 90
 
 // fallbacks lists, best first, the statistics of have (those both arms
 // carry, of the missing statistic's distribution) that may stand in for
 // the missing stat. A centre statistic falls back to the other centres; a
-// tail percentile (p90 and above) to the other tail percentiles below
-// p100, nearest first where nearness is the ratio of the exceedance
-// probabilities (for p99: p95 is 5x away, p99.9 and p90 10x), ties going
-// to the higher percentile, which watches more of the tail. Nothing else
-// (std, min, max, low percentiles) has a principled substitute.
-func fallbacks(stat string, have map[string]bool) []string {
+// tail percentile (p90 and above, metrics.TailFloor, which is also where
+// DefaultTolerance switches to the tail tolerance) to the other tail
+// percentiles below p100, nearest first where nearness is the ratio of the
+// exceedance probabilities (for p99: p95 is 5x away, p99.9 and p90 10x),
+// ties going to the higher percentile, which watches more of the tail.
+// Nothing else (std, min, max, low percentiles) has a principled
+// substitute.
+func fallbacks(stat metrics.Stat, have map[metrics.Stat]bool) []metrics.Stat {
 	if order, ok := centreFallbacks[stat]; ok {
-		var out []string
+		var out []metrics.Stat
 		for _, s := range order {
 			if have[s] {
 				out = append(out, s)
@@ -57,19 +52,19 @@ func fallbacks(stat string, have map[string]bool) []string {
 		}
 		return out
 	}
-	target, ok := percentile(stat)
-	if !ok || target < tailFloor || target >= 100 {
+	target, ok := stat.Percentile()
+	if !ok || target < metrics.TailFloor || target >= 100 {
 		return nil
 	}
 	type cand struct {
-		stat string
+		stat metrics.Stat
 		q    float64
 		dist float64
 	}
 	var cs []cand
 	for s := range have {
-		q, ok := percentile(s)
-		if !ok || q < tailFloor || q >= 100 || q == target {
+		q, ok := s.Percentile()
+		if !ok || q < metrics.TailFloor || q >= 100 || q == target {
 			continue
 		}
 		cs = append(cs, cand{s, q, math.Abs(math.Log((100 - q) / (100 - target)))})
@@ -83,20 +78,11 @@ func fallbacks(stat string, have map[string]bool) []string {
 		}
 		return cs[i].q > cs[j].q
 	})
-	out := make([]string, len(cs))
+	out := make([]metrics.Stat, len(cs))
 	for i, c := range cs {
 		out[i] = c.stat
 	}
 	return out
-}
-
-// percentile parses "p99.9" as 99.9.
-func percentile(stat string) (float64, bool) {
-	if !strings.HasPrefix(stat, "p") {
-		return 0, false
-	}
-	q, err := strconv.ParseFloat(stat[1:], 64)
-	return q, err == nil && q >= 0 && q <= 100
 }
 
 // substitute returns the rules of one workload cell with a substitute
@@ -126,18 +112,18 @@ func substitute(rules map[string]Rule, optOut, base, cand map[string]bool) (map[
 	}
 	var subs []Substitution
 	for _, id := range orderedIDs(missing) {
-		dist, stat, ok := metrics.Split(id)
+		missed, ok := metrics.ParseID(id)
 		if !ok {
 			continue
 		}
-		have := map[string]bool{}
+		have := map[metrics.Stat]bool{}
 		for other := range base {
-			if d, s, ok := metrics.Split(other); ok && d == dist && cand[other] {
-				have[s] = true
+			if o, ok := metrics.ParseID(other); ok && o.Base == missed.Base && cand[other] {
+				have[o.Stat] = true
 			}
 		}
-		for _, s := range fallbacks(stat, have) {
-			sid := metrics.ID(dist, s)
+		for _, s := range fallbacks(missed.Stat, have) {
+			sid := metrics.ID{Base: missed.Base, Stat: s}.String()
 			cur, ruled := out[sid]
 			if optOut[sid] || (ruled && cur.Gated) {
 				continue

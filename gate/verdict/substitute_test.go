@@ -3,7 +3,18 @@ package verdict
 import (
 	"reflect"
 	"testing"
+
+	"github.com/perfgate/perfgate/gate/metrics"
 )
+
+func mustStat(t *testing.T, s string) metrics.Stat {
+	t.Helper()
+	st, ok := metrics.ParseStat(s)
+	if !ok {
+		t.Fatalf("ParseStat(%q) failed", s)
+	}
+	return st
+}
 
 func set(ids ...string) map[string]bool {
 	m := map[string]bool{}
@@ -39,7 +50,14 @@ func TestFallbacks(t *testing.T) {
 		{"max", []string{"p99.9"}, nil},
 		{"min", []string{"p50"}, nil},
 	} {
-		got := fallbacks(tc.stat, set(tc.have...))
+		have := map[metrics.Stat]bool{}
+		for _, h := range tc.have {
+			have[mustStat(t, h)] = true
+		}
+		var got []string
+		for _, s := range fallbacks(mustStat(t, tc.stat), have) {
+			got = append(got, s.String())
+		}
 		if len(got) == 0 && len(tc.want) == 0 {
 			continue
 		}

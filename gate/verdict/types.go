@@ -168,15 +168,10 @@ type Excluded struct {
 	Reason  string `json:"reason"`
 }
 
-// FingerprintDiff is one fingerprint key that differs between the arms. An
-// empty value means the key is absent on that side.
-type FingerprintDiff struct {
-	Key       string `json:"key"`
-	Baseline  string `json:"baseline"`
-	Candidate string `json:"candidate"`
-	// Hard keys must match (Policy.HardKeys); soft ones are listed only.
-	Hard bool `json:"hard"`
-}
+// FingerprintDiff is one fingerprint key that differs between the arms
+// (result.DiffFingerprints). An empty value means the key is absent on
+// that side.
+type FingerprintDiff = result.FingerprintDiff
 
 // Arm summarises one side of a cell: the metric's value in each valid trial.
 type Arm struct {

@@ -36,11 +36,11 @@ import (
 // trial: every statistic but the spread of the latencies measured from a
 // request's send to a token after it.
 func impossibleZero(id string) bool {
-	dist, stat, ok := metrics.Split(id)
-	if !ok || stat == "std" {
+	pid, ok := metrics.ParseID(id)
+	if !ok || pid.Stat == metrics.Std {
 		return false
 	}
-	switch dist {
+	switch pid.Base {
 	case "ttft_ms", "e2el_ms", "e2el_from_intended_ms":
 		return true
 	}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
@@ -21,72 +20,56 @@ type File struct {
 	Data []byte
 }
 
-// loadShape is the load description exported files carry. Imported results
-// keep vLLM's parameters at the top of their spec (see Identity); results of
-// perfgate runs keep them in the workload spec's "load" block, with "api"
-// naming the endpoint.
+// loadShape is the load description exported files carry, read from the
+// result's spec (result.Spec.Shape): vLLM's own parameters for an imported
+// result, the workload's load block for a perfgate run.
 type loadShape struct {
 	numPrompts  int
-	rate        string // "inf" or a number
-	burstiness  float64
-	concurrency int // 0: unlimited
+	rate        float64 // +Inf: all at once
+	burstiness  float64 // +Inf: constant spacing
+	concurrency int     // 0: unlimited
 	endpoint    string
 }
 
-// specFields is the subset of both spec layouts export reads.
-type specFields struct {
-	NumPrompts     any    `json:"num_prompts"`
-	RequestRate    any    `json:"request_rate"`
-	Burstiness     any    `json:"burstiness"`
-	MaxConcurrency any    `json:"max_concurrency"`
-	EndpointType   string `json:"endpoint_type"`
-	API            string `json:"api"`
-	Load           *struct {
-		Requests    any `json:"requests"`
-		Concurrency any `json:"concurrency"`
-		Rate        any `json:"rate"`
-		Burstiness  any `json:"burstiness"`
-	} `json:"load"`
-}
-
+// shapeOf reads the load shape of r. A spec that cannot be read, or a
+// command cell's, leaves vLLM's defaults (all at once, Poisson).
 func shapeOf(r *result.Result) loadShape {
-	s := loadShape{rate: "inf", burstiness: 1}
-	var f specFields
-	if len(r.Workload.Spec) == 0 || json.Unmarshal(r.Workload.Spec, &f) != nil {
+	s := loadShape{rate: math.Inf(1), burstiness: 1}
+	spec, err := r.Workload.ParseSpec()
+	if err != nil {
 		return s
 	}
-	if f.Load != nil {
-		f.NumPrompts, f.RequestRate = f.Load.Requests, f.Load.Rate
-		f.Burstiness, f.MaxConcurrency = f.Load.Burstiness, f.Load.Concurrency
+	l, ok := spec.Shape()
+	if !ok {
+		return s
 	}
-	num := func(v any) (float64, bool) {
-		if x, ok := v.(float64); ok {
-			return x, true
-		}
-		return number(v)
+	if l.Requests > 0 {
+		s.numPrompts = l.Requests
 	}
-	if n, ok := num(f.NumPrompts); ok && n > 0 && n < math.MaxInt32 {
-		s.numPrompts = int(n)
+	if l.Rate > 0 {
+		s.rate = l.Rate
 	}
-	if x, ok := num(f.RequestRate); ok && x > 0 {
-		s.rate = rateString(x)
+	if l.Burstiness > 0 {
+		s.burstiness = l.Burstiness
 	}
-	if x, ok := num(f.Burstiness); ok && x > 0 && !math.IsInf(x, 0) {
-		s.burstiness = x
+	if l.Concurrency > 0 {
+		s.concurrency = l.Concurrency
 	}
-	if x, ok := num(f.MaxConcurrency); ok && x > 0 && x < math.MaxInt32 {
-		s.concurrency = int(x)
-	}
-	s.endpoint = f.EndpointType
 	switch {
-	case s.endpoint != "":
-	case f.API == "completions":
+	case spec.Bench != nil:
+		s.endpoint = spec.Bench.EndpointType
+	case spec.API == "completions":
 		s.endpoint = "openai" // vLLM's name for /v1/completions
-	case f.API == "chat":
+	case spec.API == "chat":
 		s.endpoint = "openai-chat"
 	}
 	return s
 }
+
+// pyFloat is a float written as Python's json module writes it, Infinity
+// included: vLLM's files are Python's, and `"burstiness": Infinity` (a
+// constant-spacing benchmark) is how vLLM itself saves that setting.
+type pyFloat float64
 
 // Export renders each valid trial of r as a `vllm bench serve
 // --save-result` file: vLLM's keys in vLLM's order and units (latencies in
@@ -127,19 +110,19 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 	if !date.IsZero() {
 		o.add("date", date.UTC().Format(DateLayout))
 	}
-	backend := fp["bench.backend"]
+	backend := fp[result.KeyBenchBackend]
 	if backend == "" {
 		backend = "perfgate"
 	}
 	o.add("backend", backend)
-	if ep := firstNonEmpty(fp["bench.endpoint_type"], shape.endpoint); ep != "" {
+	if ep := firstNonEmpty(fp[result.KeyBenchEndpoint], shape.endpoint); ep != "" {
 		o.add("endpoint_type", ep)
 	}
-	o.add("label", nilIfEmpty(fp["bench.label"]))
+	o.add("label", nilIfEmpty(fp[result.KeyBenchLabel]))
 	o.add("model_id", r.Server.Model)
 	// vLLM's tokenizer defaults to the model; an imported file without a
 	// tokenizer_id keeps lacking one.
-	if tok := fp["bench.tokenizer_id"]; tok != "" {
+	if tok := fp[result.KeyBenchTokenizer]; tok != "" {
 		o.add("tokenizer_id", tok)
 	} else if r.Source != Source {
 		o.add("tokenizer_id", r.Server.Model)
@@ -149,20 +132,19 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 		n = t.Completed + t.Failed
 	}
 	o.add("num_prompts", n)
-	if shape.rate == "inf" {
+	if math.IsInf(shape.rate, 1) {
 		o.add("request_rate", "inf")
 	} else {
-		f, _ := strconv.ParseFloat(shape.rate, 64)
-		o.add("request_rate", f)
+		o.add("request_rate", shape.rate)
 	}
-	o.add("burstiness", shape.burstiness)
+	o.add("burstiness", pyFloat(shape.burstiness))
 	if shape.concurrency > 0 {
 		o.add("max_concurrency", shape.concurrency)
 	} else {
 		o.add("max_concurrency", nil)
 	}
 	for _, k := range sortedKeys(fp) {
-		if m, ok := strings.CutPrefix(k, "meta."); ok && !knownKeys[m] {
+		if m, ok := strings.CutPrefix(k, result.MetaPrefix); ok && !knownKeys[m] {
 			o.add(m, fp[k])
 		}
 	}
@@ -189,20 +171,20 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 	o.addIf(v, "max_output_tokens_per_s", "max_output_tokens_per_s")
 	o.addIf(v, "max_concurrent_requests", "max_concurrent_requests")
 	for _, d := range distributions {
-		for _, stat := range []string{"mean", "median", "std"} {
-			if x, ok := v[metrics.ID(d.dist, stat)]; ok {
-				o.add(stat+"_"+d.vllm+"_ms", x)
+		for _, stat := range []metrics.Stat{metrics.Mean, metrics.Median, metrics.Std} {
+			if x, ok := v[metrics.ID{Base: d.dist, Stat: stat}.String()]; ok {
+				o.add(stat.String()+"_"+d.vllm+"_ms", x)
 			}
 		}
 		for _, p := range percentiles(v, d.dist) {
-			o.add(p.stat+"_"+d.vllm+"_ms", p.value)
+			o.add(p.stat.String()+"_"+d.vllm+"_ms", p.value)
 		}
 	}
 	return o.marshal()
 }
 
 type pct struct {
-	stat  string
+	stat  metrics.Stat
 	p     float64
 	value float64
 }
@@ -211,15 +193,13 @@ type pct struct {
 func percentiles(v map[string]float64, dist string) []pct {
 	var out []pct
 	for id, x := range v {
-		d, stat, ok := metrics.Split(id)
-		if !ok || d != dist || !strings.HasPrefix(stat, "p") {
+		pid, ok := metrics.ParseID(id)
+		if !ok || pid.Base != dist {
 			continue
 		}
-		p, err := strconv.ParseFloat(stat[1:], 64)
-		if err != nil {
-			continue
+		if p, ok := pid.Stat.Percentile(); ok {
+			out = append(out, pct{pid.Stat, p, x})
 		}
-		out = append(out, pct{stat, p, x})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].p < out[j].p })
 	return out
@@ -281,7 +261,7 @@ func (o *ordered) marshal() ([]byte, error) {
 	b.WriteString("{\n")
 	for i, k := range o.keys {
 		kb, _ := json.Marshal(k)
-		vb, err := json.Marshal(o.vals[i])
+		vb, err := marshalValue(o.vals[i])
 		if err != nil {
 			return nil, fmt.Errorf("key %s: %w", k, err)
 		}
@@ -296,6 +276,22 @@ func (o *ordered) marshal() ([]byte, error) {
 	}
 	b.WriteString("}\n")
 	return b.Bytes(), nil
+}
+
+// marshalValue is json.Marshal, except that a pyFloat may be infinite
+// (Python's Infinity and -Infinity; NaN stays an error, since no setting
+// is NaN).
+func marshalValue(v any) ([]byte, error) {
+	if f, ok := v.(pyFloat); ok {
+		switch {
+		case math.IsInf(float64(f), 1):
+			return []byte("Infinity"), nil
+		case math.IsInf(float64(f), -1):
+			return []byte("-Infinity"), nil
+		}
+		v = float64(f)
+	}
+	return json.Marshal(v)
 }
 
 // WriteDir writes files into dir atomically, creating it if needed, and

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -29,38 +28,19 @@ type Options struct {
 	ToolVersion string
 }
 
-// Identity is what makes two imported cells comparable: the benchmark's
-// load parameters and mean request lengths, never machine or metadata. It
-// is stored as the result's workload spec and hashed into its identity.
-type Identity struct {
-	Kind       string `json:"kind"` // always "vllm-bench"
-	NumPrompts int    `json:"num_prompts"`
-	// RequestRate is "inf" or the rate as Go formats it ("2.5").
-	RequestRate    string  `json:"request_rate"`
-	Burstiness     float64 `json:"burstiness"`
-	MaxConcurrency int     `json:"max_concurrency"`
-	// MeanInputLen and MeanOutputLen are total tokens / completed requests
-	// over all imported files, rounded to whole tokens. vLLM's file does not
-	// name its dataset; the lengths are what tells a 1000/300 benchmark
-	// from a 4000/1000 one.
-	MeanInputLen  int    `json:"mean_input_len"`
-	MeanOutputLen int    `json:"mean_output_len"`
-	EndpointType  string `json:"endpoint_type,omitempty"`
-	RampUp        string `json:"ramp_up,omitempty"`
-}
-
-// Hash is the identity's hex sha256 over its JSON encoding.
-func (id Identity) Hash() string {
-	data, _ := json.Marshal(id) // plain struct: cannot fail
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
-func rateString(r float64) string {
-	if math.IsInf(r, 1) {
-		return "inf"
+// identity is the spec of an imported cell: what makes two imported cells
+// comparable (the benchmark's load parameters and mean request lengths,
+// never machine or metadata), encoded by result.Spec. Its hash is the
+// cell's workload hash, so results of different benchmarks never compare
+// as one workload: an identity that cannot be encoded is an error, never
+// the hash of nothing.
+func identity(b result.Bench) (spec []byte, hash string, err error) {
+	spec, err = json.Marshal(result.Spec{Kind: result.KindBench, Bench: &b})
+	if err != nil {
+		return nil, "", fmt.Errorf("import: workload identity: %w", err)
 	}
-	return strconv.FormatFloat(r, 'g', -1, 64)
+	sum := sha256.Sum256(spec)
+	return spec, hex.EncodeToString(sum[:]), nil
 }
 
 // ImportFiles reads and imports the files at paths, one trial each.
@@ -103,10 +83,9 @@ func Import(benches []*Bench, opts Options) (*result.Result, error) {
 		done += float64(b.Completed)
 		notes = append(notes, b.Notes...)
 	}
-	id := Identity{
-		Kind:           "vllm-bench",
+	id := result.Bench{
 		NumPrompts:     first.NumPrompts,
-		RequestRate:    rateString(first.Rate),
+		RequestRate:    first.Rate,
 		Burstiness:     first.Burstiness,
 		MaxConcurrency: first.MaxConcurrency,
 		EndpointType:   first.Endpoint,
@@ -116,12 +95,15 @@ func Import(benches []*Bench, opts Options) (*result.Result, error) {
 		id.MeanInputLen = int(math.Round(inTok / done))
 		id.MeanOutputLen = int(math.Round(outTok / done))
 	}
-	spec, _ := json.Marshal(id)
+	spec, hash, err := identity(id)
+	if err != nil {
+		return nil, err
+	}
 
 	r := &result.Result{
 		Schema:      result.Schema,
 		Tool:        result.Tool{Name: "perfgate", Version: opts.ToolVersion},
-		Workload:    result.Workload{Name: opts.Cell, Cell: opts.Cell, Hash: id.Hash(), Spec: spec},
+		Workload:    result.Workload{Name: opts.Cell, Cell: opts.Cell, Hash: hash, Spec: spec},
 		Server:      result.Server{Model: first.Model, GPUs: max(opts.GPUs, 0)},
 		Fingerprint: fingerprint(benches, &notes),
 		Complete:    true,
@@ -155,8 +137,8 @@ func sameBenchmark(first, b *Bench) error {
 	switch {
 	case first.NumPrompts != b.NumPrompts:
 		return diff("num_prompts", first.NumPrompts, b.NumPrompts)
-	case rateString(first.Rate) != rateString(b.Rate):
-		return diff("request_rate", rateString(first.Rate), rateString(b.Rate))
+	case result.FormatRate(first.Rate) != result.FormatRate(b.Rate):
+		return diff("request_rate", result.FormatRate(first.Rate), result.FormatRate(b.Rate))
 	case first.Burstiness != b.Burstiness:
 		return diff("burstiness", first.Burstiness, b.Burstiness)
 	case first.MaxConcurrency != b.MaxConcurrency:
@@ -183,13 +165,13 @@ func fingerprint(benches []*Bench, notes *[]string) map[string]string {
 			fp[k] = v
 		}
 	}
-	set("server.model", first.Model)
-	set("bench.backend", first.Backend)
-	set("bench.endpoint_type", first.Endpoint)
-	set("bench.label", first.Label)
-	set("bench.tokenizer_id", first.Tokenizer)
+	set(result.KeyServerModel, first.Model)
+	set(result.KeyBenchBackend, first.Backend)
+	set(result.KeyBenchEndpoint, first.Endpoint)
+	set(result.KeyBenchLabel, first.Label)
+	set(result.KeyBenchTokenizer, first.Tokenizer)
 	for k, v := range first.Meta {
-		fp["meta."+k] = v
+		fp[result.MetaPrefix+k] = v
 	}
 	for _, b := range benches[1:] {
 		keys := map[string]bool{}

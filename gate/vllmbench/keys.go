@@ -7,11 +7,7 @@
 // p99.9_itl_ms -> "itl_ms.p99.9", std_e2el_ms -> "e2el_ms.std".
 package vllmbench
 
-import (
-	"regexp"
-
-	"github.com/perfgate/perfgate/gate/metrics"
-)
+import "regexp"
 
 // distributions maps vLLM's metric names (the middle of "mean_<m>_ms") to
 // perfgate distribution names.
@@ -45,21 +41,21 @@ var scalarKeys = []struct{ key, id string }{
 }
 
 // knownKeys are the top-level keys vLLM writes that are neither metrics nor
-// --metadata. Any other key with a string value is treated as metadata
-// (`--metadata k=v` adds string values at the top level).
-var knownKeys = map[string]bool{
-	"date": true, "backend": true, "endpoint_type": true, "label": true,
-	"model_id": true, "tokenizer_id": true, "num_prompts": true,
-	"request_rate": true, "burstiness": true, "max_concurrency": true,
-	"ramp_up_strategy": true, "ramp_up_start_rps": true, "ramp_up_end_rps": true,
-	"best_of": true, "use_beam_search": true,
-	"input_lens": true, "output_lens": true, "ttfts": true, "itls": true,
-	"start_times": true, "generated_texts": true, "errors": true,
-}
-
-func init() {
-	for _, s := range scalarKeys {
-		knownKeys[s.key] = true
-		metrics.MustLookup(s.id) // a renamed id must fail every test
+// --metadata, and the keys of scalarKeys. Any other key with a string
+// value is treated as metadata (`--metadata k=v` adds string values at the
+// top level).
+var knownKeys = func() map[string]bool {
+	m := map[string]bool{
+		"date": true, "backend": true, "endpoint_type": true, "label": true,
+		"model_id": true, "tokenizer_id": true, "num_prompts": true,
+		"request_rate": true, "burstiness": true, "max_concurrency": true,
+		"ramp_up_strategy": true, "ramp_up_start_rps": true, "ramp_up_end_rps": true,
+		"best_of": true, "use_beam_search": true,
+		"input_lens": true, "output_lens": true, "ttfts": true, "itls": true,
+		"start_times": true, "generated_texts": true, "errors": true,
 	}
-}
+	for _, s := range scalarKeys {
+		m[s.key] = true
+	}
+	return m
+}()

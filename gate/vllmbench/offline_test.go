@@ -70,11 +70,11 @@ func TestParseOffline(t *testing.T) {
 // TestOfflineDirections: a slower engine must read as worse.
 func TestOfflineDirections(t *testing.T) {
 	for id, want := range map[string]metrics.Direction{
-		"offline_latency_ms.p99":  metrics.LowerIsBetter,
-		"offline_latency_ms.mean": metrics.LowerIsBetter,
-		OfflineRequestsPerS:       metrics.HigherIsBetter,
-		OfflineTokensPerS:         metrics.HigherIsBetter,
-		OfflineElapsedS:           metrics.Informational,
+		"offline_latency_ms.p99":    metrics.LowerIsBetter,
+		"offline_latency_ms.mean":   metrics.LowerIsBetter,
+		metrics.OfflineRequestsPerS: metrics.HigherIsBetter,
+		metrics.OfflineTokensPerS:   metrics.HigherIsBetter,
+		metrics.OfflineElapsedS:     metrics.Informational,
 	} {
 		if m := metrics.MustLookup(id); m.Direction != want {
 			t.Errorf("%s direction = %v, want %v", id, m.Direction, want)

@@ -187,11 +187,15 @@ func truncate(s string, n int) string {
 }
 
 // distID builds the metric id for vLLM metric m ("ttft") and stat
-// ("mean", "p99").
+// ("mean", "p99"); "" when either is not one perfgate knows.
 func distID(m, stat string) string {
+	st, ok := metrics.ParseStat(stat)
+	if !ok {
+		return ""
+	}
 	for _, d := range distributions {
 		if d.vllm == m {
-			return metrics.ID(d.dist, stat)
+			return metrics.ID{Base: d.dist, Stat: st}.String()
 		}
 	}
 	return ""

@@ -182,6 +182,7 @@ func FuzzImport(f *testing.F) {
 	}
 	f.Add([]byte(`{"completed": 1, "duration": 1e999, "request_rate": -Infinity}`))
 	f.Add([]byte(`{"completed": -4, "duration": 2, "failed": "x", "p101_ttft_ms": 3}`))
+	f.Add([]byte(`{"completed": 2, "duration": 1, "burstiness": Infinity, "request_rate": "inf", "mean_ttft_ms": 3}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := Parse("f.json", data)
 		if err != nil {

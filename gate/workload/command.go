@@ -7,26 +7,23 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	// The offline_* metric ids a kind: command workload gates are
-	// one valid wherever workloads are parsed, not only in the binary.
-	// registered by vllmbench; importing it here makes a gate rule naming
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/redact"
-	_ "github.com/perfgate/perfgate/gate/vllmbench"
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 // Workload kinds (the top-level kind key).
 const (
 	// KindServing drives an OpenAI-compatible server with requests (the
 	// default).
-	KindServing = "serving"
+	KindServing = result.KindServing
 	// KindCommand runs a command once per trial, e.g. `vllm bench latency
 	// ... --output-json {out}`, and reads its JSON output (package
 	// gate/command).
-	KindCommand = "command"
+	KindCommand = result.KindCommand
 )
 
 // Placeholders of Command.Argv, replaced per trial by the runner.
@@ -202,20 +199,6 @@ func (d *decoder) commandEnv(n *yaml.Node, c *Command) {
 // serving cell.
 const commandHashVersion = "perfgate.command/v1\n"
 
-// commandSpecJSON is the resolved specification of a command cell, stored
-// in result files.
-type commandSpecJSON struct {
-	Name        string      `json:"name"`
-	Cell        string      `json:"cell"`
-	Description string      `json:"description,omitempty"`
-	Kind        string      `json:"kind"`
-	GPUs        int         `json:"gpus,omitempty"`
-	Command     Command     `json:"command"`
-	TimeoutS    float64     `json:"timeout_s,omitempty"`
-	Trials      TrialBudget `json:"trials"`
-	Gate        []GateRule  `json:"gate,omitempty"`
-}
-
 // expandCommand returns the single manifest of a kind: command file. Its
 // hash covers argv and env (what is run), not the timeout, trials, gate
 // rules or gpus (policy and reporting), like a serving cell's.
@@ -225,9 +208,9 @@ func (f *File) expandCommand() *Manifest {
 		Name: f.Name, Cell: f.Name, Source: f.Path, Kind: KindCommand, Command: &c,
 		Timeout: c.Timeout, Trials: f.Trials, Gate: f.Gate, GPUs: f.GPUs,
 	}
-	m.Spec, _ = json.Marshal(commandSpecJSON{
-		Name: f.Name, Cell: f.Name, Description: f.Description, Kind: KindCommand, GPUs: f.GPUs,
-		Command: c, TimeoutS: c.Timeout.Seconds(), Trials: f.Trials, Gate: f.Gate,
+	m.Spec = mustSpec(result.Spec{
+		Kind: KindCommand, Name: f.Name, Cell: f.Name, Description: f.Description, GPUs: f.GPUs,
+		Command: &result.Command{Argv: c.Argv, Env: c.Env}, TimeoutS: c.Timeout.Seconds(), Trials: f.Trials, Gate: f.Gate,
 	})
 	m.Hash = commandHash(&c)
 	return m

@@ -33,9 +33,9 @@ func TestValueSyntax(t *testing.T) {
 		{"", "gate: [{metric: goodput_ratio, tolerance: 0.005}]\n", func(f *File) bool { return f.Gate[0].Tolerance == 0.005 }},
 		{"", "warmups: 0\n", func(f *File) bool { return f.Warmups == 0 }},
 		{"", "", func(f *File) bool {
-			return f.Warmups == 4 && f.Trials == TrialBudget{5, 10} && f.Load.Concurrency[0] == 0
+			return f.Warmups == 4 && f.Trials == TrialBudget{Min: 5, Max: 10} && f.Load.Concurrency[0] == 0
 		}},
-		{"", "trials: {min: 12}\n", func(f *File) bool { return f.Trials == TrialBudget{12, 12} }},
+		{"", "trials: {min: 12}\n", func(f *File) bool { return f.Trials == TrialBudget{Min: 12, Max: 12} }},
 		{"", "description: 2024\nmodel: 7\n", func(f *File) bool { return f.Description == "2024" && f.Model == "7" }},
 	} {
 		src := strings.Replace(strings.Replace(base, "%s", c.load, 1), "%s", c.extra, 1)

@@ -3,6 +3,8 @@ package workload
 import (
 	"math"
 	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 // API selects the OpenAI endpoint a workload drives.
@@ -88,42 +90,21 @@ type Message struct {
 	Content string `json:"content"`
 }
 
-// Sampling pins the sampling parameters, since servers' defaults change
-// between versions and a frozen workload must not.
-type Sampling struct {
-	Temperature *float64 `json:"temperature,omitempty"`
-	TopP        *float64 `json:"top_p,omitempty"`
-	Seed        *int64   `json:"seed,omitempty"`
-	IgnoreEOS   bool     `json:"ignore_eos,omitempty"`
-	MinTokens   int      `json:"min_tokens,omitempty"`
-}
-
-// SLO thresholds in milliseconds for goodput: a successful request is good
-// when each set threshold holds with measured <= slo.
-type SLO struct {
-	TTFTms float64 `json:"ttft_ms,omitempty"`
-	TPOTms float64 `json:"tpot_ms,omitempty"`
-	E2ELms float64 `json:"e2el_ms,omitempty"`
-}
-
-// Set reports whether any threshold is set.
-func (s SLO) Set() bool { return s.TTFTms > 0 || s.TPOTms > 0 || s.E2ELms > 0 }
-
-// TrialBudget is the number of trials to run.
-type TrialBudget struct {
-	Min int `json:"min"`
-	Max int `json:"max"`
-}
-
-// GateRule overrides the verdict policy for one metric id in this workload.
-type GateRule struct {
-	Metric string `json:"metric"`
-	// Tolerance is a fraction (0.03 for "3%"); for ratio metrics such as
-	// success_rate it is absolute (0.005 for "0.5pp"). Zero keeps the default.
-	Tolerance float64 `json:"tolerance,omitempty"`
-	// Gated, when non-nil, turns gating of the metric on or off.
-	Gated *bool `json:"gated,omitempty"`
-}
+// The settings a spec records are result's types: the result file owns
+// the vocabulary it stores (see result.Spec).
+type (
+	// Sampling pins the sampling parameters.
+	Sampling = result.Sampling
+	// SLO thresholds in milliseconds for goodput.
+	SLO = result.SLO
+	// TrialBudget is the number of trials to run.
+	TrialBudget = result.TrialBudget
+	// GateRule overrides the verdict policy for one metric id in this
+	// workload.
+	GateRule = result.GateRule
+	// TokenRange is an inclusive range of token ids.
+	TokenRange = result.TokenRange
+)
 
 // Unlimited reports whether the rate is infinite (everything at t=0).
 func (m *Manifest) Unlimited() bool { return math.IsInf(m.Rate, 1) }

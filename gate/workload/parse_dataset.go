@@ -3,6 +3,7 @@ package workload
 import (
 	"math"
 	"regexp"
+	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 	"gopkg.in/yaml.v3"
@@ -154,6 +155,13 @@ func (d *decoder) gate(n *yaml.Node, f *File) {
 			d.errorf(item.Line, "gate: unknown metric id %q (ids are listed in docs/workloads.md)", rule.Metric)
 			continue
 		}
+		if !metrics.Recorded(rule.Metric) {
+			// Any percentile is a valid id (imported files carry p25), but
+			// a run records only the catalogue's statistics: a rule on
+			// another would find nothing to gate.
+			d.errorf(item.Line, "gate: %s is never recorded by perfgate (distributions record %s)", rule.Metric, recordedStats())
+			continue
+		}
 		if prev, dup := seen[rule.Metric]; dup {
 			d.errorf(item.Line, "gate: metric %s already has a rule at line %d", rule.Metric, prev)
 			continue
@@ -170,6 +178,15 @@ func (d *decoder) gate(n *yaml.Node, f *File) {
 		}
 		f.Gate = append(f.Gate, rule)
 	}
+}
+
+// recordedStats lists the statistics a run records of each distribution.
+func recordedStats() string {
+	names := make([]string, len(metrics.Stats))
+	for i, st := range metrics.Stats {
+		names[i] = st.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 // crossCheck validates rules spanning several keys, once every key decoded.

@@ -86,12 +86,6 @@ type Dataset struct {
 	TokenIDs TokenRange
 }
 
-// TokenRange is an inclusive range of token ids.
-type TokenRange struct {
-	Min int `json:"min"`
-	Max int `json:"max"`
-}
-
 // Load is the load shape. Concurrency and Rate hold one value, or several
 // for a sweep.
 type Load struct {

@@ -23,22 +23,24 @@ import (
 	"unicode"
 
 	"github.com/perfgate/perfgate/gate/redact"
+	"github.com/perfgate/perfgate/gate/result"
 )
 
-// Keys written by Collect. Environment variables are "env.<NAME>".
+// Keys written by Collect; the names are the result file's (package
+// result owns the vocabulary). Environment variables are "env.<NAME>".
 const (
-	GPUName       = "gpu.name"
-	GPUCount      = "gpu.count"
-	GPUDriver     = "gpu.driver"
-	GPUMemoryMiB  = "gpu.memory_mib"
-	GPUMaxSMClock = "gpu.max_sm_clock_mhz"
-	GPUPowerLimit = "gpu.power_limit_w"
-	CUDAVersion   = "cuda.version"
-	VLLMVersion   = "vllm.version"
-	ServerModel   = "server.model"
-	ServerArgv    = "server.argv"
-	CPUModel      = "cpu.model"
-	Kernel        = "kernel"
+	GPUName       = result.KeyGPUName
+	GPUCount      = result.KeyGPUCount
+	GPUDriver     = result.KeyGPUDriver
+	GPUMemoryMiB  = result.KeyGPUMemoryMiB
+	GPUMaxSMClock = result.KeyGPUMaxSMClock
+	GPUPowerLimit = result.KeyGPUPowerLimit
+	CUDAVersion   = result.KeyCUDAVersion
+	VLLMVersion   = result.KeyVLLMVersion
+	ServerModel   = result.KeyServerModel
+	ServerArgv    = result.KeyServerArgv
+	CPUModel      = result.KeyCPUModel
+	Kernel        = result.KeyKernel
 )
 
 // EnvPrefixes are the environment variable prefixes recorded as env.<NAME>:
@@ -104,7 +106,7 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 	env := environ(o.Environ, o.ServerEnv)
 	for name, v := range env {
 		if recorded(name) {
-			fp["env."+name] = redact.EnvValue(name, v)
+			fp[result.EnvPrefix+name] = redact.EnvValue(name, v)
 		}
 	}
 	if _, ok := fp[CUDAVersion]; !ok {

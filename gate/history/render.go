@@ -1,0 +1,240 @@
+package history
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/perfgate/perfgate/gate/report"
+)
+
+// JSON writes r as indented JSON (schema ReportSchema).
+func JSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// CSV writes r in long form, one row per (cell, metric, session); the step
+// columns are filled on the first session after a step.
+func CSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"cell", "metric", "run", "date", "commit", "value", "spread", "trials", "step_change", "step_low", "step_high", "step_p"}); err != nil {
+		return err
+	}
+	for _, c := range r.Cells {
+		for _, m := range c.Metrics {
+			steps := stepsByRun(m)
+			for _, p := range m.Points {
+				s := c.Sessions[p.Run-1]
+				row := []string{c.Cell, m.Metric, strconv.Itoa(p.Run), s.Date.UTC().Format("2006-01-02T15:04:05Z"), s.Commit,
+					num(p.Value), num(p.Spread), strconv.Itoa(p.N), "", "", "", ""}
+				if st, ok := steps[p.Run]; ok {
+					row[8], row[9], row[10], row[11] = num(st.Change), num(st.Low), num(st.High), num(st.P)
+				}
+				if err := cw.Write(row); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Text writes r for a terminal: per cell the steps found, then a table of
+// the sessions with one column per metric, a * marking the first session
+// after a step.
+func Text(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "perfgate history of profile %s: %s\n", r.Profile, method(r.Detector))
+	for _, c := range r.Cells {
+		fmt.Fprintf(&b, "\n%s: %s\n", c.Cell, runs(c))
+		steps := allSteps(c)
+		if len(steps) == 0 {
+			b.WriteString("  no step detected\n")
+		}
+		for _, st := range steps {
+			fmt.Fprintf(&b, "  step: %s\n", stepLine(c, st))
+		}
+		for _, m := range c.Metrics {
+			if m.Noise != nil {
+				fmt.Fprintf(&b, "  noise: %s\n", noiseLine(m))
+			}
+		}
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		hdr := []string{"run", "date", "commit"}
+		for _, m := range c.Metrics {
+			hdr = append(hdr, m.Label)
+		}
+		fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+		for _, row := range grid(c) {
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		tw.Flush()
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Markdown writes r as GitHub markdown: the steps first (what the nightly
+// issue needs: the night and the commit), then each cell's table folded
+// in a details block. Names from files are escaped.
+func Markdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### perfgate history · %s\n\n", report.Escape(r.Profile))
+	fmt.Fprintf(&b, "Change points: %s.\n\n", method(r.Detector))
+	any := false
+	for _, c := range r.Cells {
+		for _, st := range allSteps(c) {
+			if !any {
+				b.WriteString("| Workload | Metric | First run after the step | Change | 95 % interval |\n|---|---|---|---|---|\n")
+				any = true
+			}
+			s := c.Sessions[st.Session]
+			fmt.Fprintf(&b, "| %s | %s | run %d, %s, `%s` | %s | %s |\n", report.Escape(c.Cell), report.Escape(st.label),
+				s.Run, day(s.Date), report.Escape(commitName(s.Commit)), signed(st.Change, st.Absolute), interval(st.Step))
+		}
+	}
+	if !any {
+		b.WriteString("No step detected in any gated metric.\n")
+	}
+	for _, c := range r.Cells {
+		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", report.Escape(c.Cell), report.Escape(runs(c)))
+		for _, m := range c.Metrics {
+			if m.Noise != nil {
+				fmt.Fprintf(&b, "- noise: %s\n", report.Escape(noiseLine(m)))
+			}
+		}
+		b.WriteString("\n")
+		hdr := []string{"Run", "Date", "Commit"}
+		for _, m := range c.Metrics {
+			hdr = append(hdr, report.Escape(m.Label))
+		}
+		fmt.Fprintf(&b, "| %s |\n|%s\n", strings.Join(hdr, " | "), strings.Repeat("---|", len(hdr)))
+		for _, row := range grid(c) {
+			for i := range row {
+				row[i] = report.Escape(row[i])
+			}
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		}
+		b.WriteString("\n</details>\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// labelled is a step with its metric's label.
+type labelled struct {
+	Step
+	label string
+}
+
+func allSteps(c CellReport) []labelled {
+	var out []labelled
+	for _, m := range c.Metrics {
+		for _, st := range m.Steps {
+			out = append(out, labelled{st, m.Label})
+		}
+	}
+	return out
+}
+
+func stepsByRun(m MetricReport) map[int]Step {
+	out := map[int]Step{}
+	for _, st := range m.Steps {
+		out[st.Session+1] = st
+	}
+	return out
+}
+
+// grid is the sessions table: run, date, commit, then each metric's
+// value (with * on the first session after a step).
+func grid(c CellReport) [][]string {
+	var rows [][]string
+	for _, s := range c.Sessions {
+		row := []string{strconv.Itoa(s.Run), day(s.Date), commitName(s.Commit)}
+		for _, m := range c.Metrics {
+			v := "-"
+			for _, p := range m.Points {
+				if p.Run == s.Run {
+					v = strconv.FormatFloat(p.Value, 'g', 4, 64)
+				}
+			}
+			if _, ok := stepsByRun(m)[s.Run]; ok {
+				v = "*" + v
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func stepLine(c CellReport, st labelled) string {
+	s := c.Sessions[st.Session]
+	return fmt.Sprintf("%s %s from run %d (%s, %s): %s, 95 %% interval %s, p %.3f",
+		st.label, direction(st.Change), s.Run, day(s.Date), commitName(s.Commit), signed(st.Change, st.Absolute), interval(st.Step), st.P)
+}
+
+// noiseLine is what the gate learns about a metric from the current
+// segment.
+func noiseLine(m MetricReport) string {
+	n, u := m.Noise, "%"
+	if m.Unit == "ratio" {
+		u = "points"
+	}
+	return fmt.Sprintf("%s over runs %d-%d: within-session %.2f %s, between-session %.2f %s (%.0f df)",
+		m.Label, n.FromRun, n.ToRun, n.Within, u, n.Between, u, n.BetweenDF)
+}
+
+func runs(c CellReport) string {
+	n := len(c.Sessions)
+	if n == 0 {
+		return "no runs"
+	}
+	s := fmt.Sprintf("%d runs, %s..%s", n, day(c.Sessions[0].Date), day(c.Sessions[n-1].Date))
+	if c.Dropped > 0 {
+		s += fmt.Sprintf(" (%d older runs of another workload version left out)", c.Dropped)
+	}
+	return s
+}
+
+func method(d Detector) string {
+	return fmt.Sprintf("binary segmentation, permutation-tested t (alpha %g, %d permutations, at least %d runs either side)", d.Alpha, d.Permutations, d.MinSize)
+}
+
+func direction(change float64) string {
+	if change >= 0 {
+		return "rose"
+	}
+	return "fell"
+}
+
+func signed(v float64, abs bool) string {
+	if abs {
+		return fmt.Sprintf("%+.2f points", v)
+	}
+	return fmt.Sprintf("%+.1f %%", v)
+}
+
+func interval(st Step) string {
+	if st.Absolute {
+		return fmt.Sprintf("[%+.2f, %+.2f]", st.Low, st.High)
+	}
+	return fmt.Sprintf("[%+.1f, %+.1f]", st.Low, st.High)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+func commitName(s string) string {
+	if s == "" {
+		return "(no commit)"
+	}
+	return shortSHA(s)
+}

@@ -1,0 +1,233 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Workload kinds a spec describes (its "kind" key). A serving spec has no
+// kind key on disk: it was the only kind when the format was written.
+const (
+	// KindServing drives an OpenAI-compatible server with requests.
+	KindServing = "serving"
+	// KindCommand runs a benchmark command once per trial (`vllm bench
+	// latency ... --output-json {out}`).
+	KindCommand = "command"
+	// KindBench is a result imported from `vllm bench serve` files.
+	KindBench = "vllm-bench"
+)
+
+// Spec is the workload specification a result file carries
+// (Workload.Spec), so a result can be judged, reported and exported without
+// the workload file it came from. It is the one reader and writer of that
+// JSON: the workload expander and the vLLM importer write it, the verdict
+// (gate rules), the report (load shape) and the exporter read it.
+//
+// Three layouts exist on disk, chosen by Kind; MarshalJSON writes each
+// byte for byte as earlier versions did (the identity hash of an imported
+// result is the hash of its spec), and UnmarshalJSON reads all three,
+// tolerating absent and unknown keys.
+type Spec struct {
+	Kind        string // KindServing, KindCommand or KindBench
+	Name        string
+	Cell        string
+	Description string
+	// GPUs is the GPU count throughput is normalised by (0: not set).
+	GPUs   int
+	Trials TrialBudget
+	// TimeoutS bounds one request (serving) or one trial (command), in
+	// seconds; 0 when not recorded.
+	TimeoutS float64
+	// Gate holds the workload's per-metric overrides of the verdict policy.
+	Gate []GateRule
+
+	// The request stream of a serving cell.
+	API      string // "completions" or "chat"
+	Model    string
+	Dataset  Dataset
+	Load     Load
+	Sampling Sampling
+	Warmups  int
+	SLO      SLO
+
+	// Command is the benchmark of a command cell, nil otherwise.
+	Command *Command
+	// Bench is the load identity of an imported cell, nil otherwise.
+	Bench *Bench
+}
+
+// Dataset describes where a serving cell's prompts came from.
+type Dataset struct {
+	Kind         string      `json:"kind"`
+	InputTokens  int         `json:"input_tokens,omitempty"`
+	OutputTokens int         `json:"output_tokens,omitempty"`
+	RangeRatio   float64     `json:"range_ratio"`
+	PrefixTokens int         `json:"prefix_tokens,omitempty"`
+	NumPrefixes  int         `json:"num_prefixes,omitempty"`
+	Seed         uint64      `json:"seed"`
+	Path         string      `json:"path,omitempty"`
+	SHA256       string      `json:"sha256,omitempty"`
+	TokenIDs     *TokenRange `json:"token_ids,omitempty"`
+}
+
+// TokenRange is an inclusive range of token ids.
+type TokenRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// Load is a load point: requests per trial, the concurrency cap (0:
+// unlimited), the mean arrival rate in requests/s (+Inf: all at once) and
+// the gamma shape of inter-arrival times (1: Poisson, +Inf: constant
+// spacing).
+type Load struct {
+	Requests    int
+	Concurrency int
+	Rate        float64
+	Burstiness  float64
+}
+
+// Sampling pins the sampling parameters, since servers' defaults change
+// between versions and a frozen workload must not.
+type Sampling struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
+	IgnoreEOS   bool     `json:"ignore_eos,omitempty"`
+	MinTokens   int      `json:"min_tokens,omitempty"`
+}
+
+// SLO thresholds in milliseconds for goodput: a successful request is good
+// when each set threshold holds with measured <= slo.
+type SLO struct {
+	TTFTms float64 `json:"ttft_ms,omitempty"`
+	TPOTms float64 `json:"tpot_ms,omitempty"`
+	E2ELms float64 `json:"e2el_ms,omitempty"`
+}
+
+// Set reports whether any threshold is set.
+func (s SLO) Set() bool { return s.TTFTms > 0 || s.TPOTms > 0 || s.E2ELms > 0 }
+
+// TrialBudget is the number of trials to run: Min always, up to Max while
+// the verdict stays inconclusive.
+type TrialBudget struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// GateRule overrides the verdict policy for one metric id in a workload.
+type GateRule struct {
+	Metric string `json:"metric"`
+	// Tolerance is a fraction (0.03 for "3%"); for ratio metrics such as
+	// success_rate it is absolute (0.005 for "0.5pp"). Zero keeps the default.
+	Tolerance float64 `json:"tolerance,omitempty"`
+	// Gated, when non-nil, turns gating of the metric on or off.
+	Gated *bool `json:"gated,omitempty"`
+}
+
+// Command is what a command cell runs: argv (no shell) and the variables
+// added to the runner's environment.
+type Command struct {
+	Argv []string          `json:"argv"`
+	Env  map[string]string `json:"env,omitempty"`
+}
+
+// Bench is what makes two imported `vllm bench serve` cells comparable:
+// the benchmark's load parameters and mean request lengths, never machine
+// or metadata.
+type Bench struct {
+	NumPrompts int
+	// RequestRate is +Inf for vLLM's "inf".
+	RequestRate float64
+	// Burstiness is the gamma shape (1: Poisson, +Inf: constant spacing).
+	Burstiness     float64
+	MaxConcurrency int // 0: unlimited
+	// MeanInputLen and MeanOutputLen are total tokens / completed requests,
+	// rounded to whole tokens. vLLM's file does not name its dataset; the
+	// lengths are what tells a 1000/300 benchmark from a 4000/1000 one.
+	MeanInputLen  int
+	MeanOutputLen int
+	EndpointType  string
+	RampUp        string
+}
+
+// ParseSpec decodes the spec of w; an empty spec (a result written by a
+// hand or an old tool) is a zero serving spec.
+func (w Workload) ParseSpec() (Spec, error) {
+	var s Spec
+	if len(w.Spec) == 0 {
+		s.Kind = KindServing
+		return s, nil
+	}
+	if err := json.Unmarshal(w.Spec, &s); err != nil {
+		return Spec{}, fmt.Errorf("workload spec: %w", err)
+	}
+	return s, nil
+}
+
+// Shape returns the load point of a serving or imported cell; ok is false
+// for a command cell and for a spec that records no load.
+func (s Spec) Shape() (l Load, ok bool) {
+	switch {
+	case s.Bench != nil:
+		b := s.Bench
+		return Load{Requests: b.NumPrompts, Concurrency: b.MaxConcurrency, Rate: b.RequestRate, Burstiness: b.Burstiness}, b.RequestRate > 0
+	case s.Kind == KindServing:
+		// Every serving spec written has a positive (or infinite) rate.
+		return s.Load, s.Load.Rate > 0
+	}
+	return Load{}, false
+}
+
+// FormatRate writes a rate or burstiness as spec files and vLLM do: "inf"
+// for +Inf, else the shortest decimal form ("2.5", "1000").
+func FormatRate(r float64) string {
+	if math.IsInf(r, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(r, 'g', -1, 64)
+}
+
+// number is a float64 that encodes +Inf as the string "inf" (JSON has no
+// infinity) and decodes a JSON number or a string holding one, "inf" and
+// "infinity" included (vLLM writes request_rate as "inf").
+type number float64
+
+func (n number) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) || math.IsInf(float64(n), -1) {
+		return nil, fmt.Errorf("%v has no spec encoding", float64(n))
+	}
+	if math.IsInf(float64(n), 1) {
+		return []byte(`"inf"`), nil
+	}
+	return []byte(strconv.FormatFloat(float64(n), 'g', -1, 64)), nil
+}
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "inf", "+inf", "infinity", "+infinity":
+			*n = number(math.Inf(1))
+			return nil
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, -1) {
+			return fmt.Errorf("%q is not a number or \"inf\"", s)
+		}
+		*n = number(f)
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = number(f)
+	return nil
+}
