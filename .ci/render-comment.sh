@@ -30,7 +30,12 @@ case "${1:-}" in
 *) echo "render-comment: unknown argument $1 (want --test or nothing)" >&2; exit 2 ;;
 esac
 
-budget_demo=${RENDER_BUDGET_DEMO:-1800}
+# The 12-workload comment must fit two screens (1,800 px) above its first
+# collapsed <details>, as the issue asks. The demo's regressed list is
+# longer (21 or 22 rows that wrap to two lines each at 780 px): measured
+# 1,519 to 2,263 px over six runs, as the number of regressed metrics
+# varies, so its budget leaves room for a few more rows.
+budget_demo=${RENDER_BUDGET_DEMO:-2600}
 budget_12=${RENDER_BUDGET_12:-1800}
 cache=${PERFGATE_RENDER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perfgate-render}
 GO=${GO:-go}
