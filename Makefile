@@ -4,7 +4,7 @@ BIN       ?= bin/perfgate
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/perfgate/perfgate/gate/cli.Version=$(VERSION)
 
-.PHONY: help build test unit conformance lint vet fmt-check bench fuzz demo actionlint act-selftest clean
+.PHONY: help build test unit conformance lint vet fmt-check bench fuzz demo actionlint act-selftest render-comment render-test clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -12,7 +12,7 @@ help: ## list targets
 build: ## build bin/perfgate
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/perfgate
 
-test: lint unit conformance actionlint act-selftest ## everything CI runs
+test: lint unit conformance actionlint act-selftest render-test ## everything CI runs
 
 unit: ## the race-enabled Go test suite
 	$(GO) test -race -count=1 ./...
@@ -31,6 +31,12 @@ actionlint: ## lint action.yml and every workflow (actionlint + shellcheck)
 
 act-selftest: ## run the self-test workflow through action.yml with nektos/act against a fake GitHub API
 	bash .ci/act-selftest.sh
+
+render-comment: ## render the demo's and a 12-workload PR comment in headless Chromium to docs/img/*.png, with the checks of render-test
+	GO=$(GO) bash .ci/render-comment.sh
+
+render-test: ## the PR comment in Chromium: mermaid parses, chart labels do not overlap, height within budget (skipped loudly without chromium when not root)
+	GO=$(GO) bash .ci/render-comment.sh --test
 
 lint: vet fmt-check ## go vet and gofmt
 

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// TestEveryWorkloadRegresses pins the scenario the render check's height
+// budget is about: if a change in the statistics left some of the 12
+// workloads undecided, the comment would be measured for another case.
+func TestEveryWorkloadRegresses(t *testing.T) {
+	d, err := data(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Comparison.Verdict != verdict.Regression {
+		t.Fatalf("verdict %s, want regression", d.Comparison.Verdict)
+	}
+	regressed := map[string]bool{}
+	for _, c := range d.Comparison.Cells {
+		if c.Outcome == verdict.Regression {
+			regressed[c.Workload] = true
+		}
+	}
+	if len(d.Candidates) != 12 || len(regressed) != 12 {
+		t.Errorf("%d workloads, %d with a regressed metric; want 12 and 12", len(d.Candidates), len(regressed))
+	}
+}
+
+// TestRunRepeatable checks the comment is the same on every run (the
+// screenshots and heights must not move between runs) and that bad flags
+// are refused.
+func TestRunRepeatable(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
+	for _, p := range []string{a, b} {
+		if err := run(3, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, _ := os.ReadFile(a)
+	y, _ := os.ReadFile(b)
+	if !bytes.Equal(x, y) || !strings.HasPrefix(string(x), "### ❌ Regression") {
+		t.Errorf("comments differ or are not a regression:\n%.300s", x)
+	}
+	if err := run(0, a); err == nil || !strings.Contains(err.Error(), "-workloads 0") {
+		t.Errorf("run(0) = %v, want an error naming -workloads", err)
+	}
+}
