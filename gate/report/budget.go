@@ -95,12 +95,15 @@ func runeLen(s string) int { return len([]rune(s)) }
 // defaultTrimmedNote names the trimmed sections and where the untrimmed
 // report is: fullReport is its path in the output directory (report.md,
 // never the trimmed comment itself), the directory the Action uploads as
-// the run's artifact.
-func defaultTrimmedNote(fullReport string) func([]string) string {
+// the run's artifact; when a is named, the note links that artifact.
+func defaultTrimmedNote(fullReport string, a Artifact) func([]string) string {
 	return func(names []string) string {
 		where := "the untrimmed report is report.md in the run's output directory"
 		if fullReport != "" {
 			where = "the untrimmed report is " + Code(fullReport) + " in the run's output directory"
+		}
+		if a.Name != "" {
+			where += ", uploaded as " + artifactRef(a)
 		}
 		return fmt.Sprintf("\n> [!NOTE]\n> Shortened to fit GitHub's comment size limit (%s trimmed); %s.\n",
 			strings.Join(names, ", "), where)

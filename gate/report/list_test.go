@@ -262,12 +262,18 @@ func TestCollapsedSummaryEscapes(t *testing.T) {
 }
 
 func TestTrimNote(t *testing.T) {
-	tests := []struct{ path, want string }{
-		{"perfgate-out/report.md", "the untrimmed report is `perfgate-out/report.md` in the run's output directory."},
-		{"", "the untrimmed report is report.md in the run's output directory."},
+	tests := []struct {
+		path string
+		a    Artifact
+		want string
+	}{
+		{"perfgate-out/report.md", Artifact{}, "the untrimmed report is `perfgate-out/report.md` in the run's output directory."},
+		{"", Artifact{}, "the untrimmed report is report.md in the run's output directory."},
+		{"perfgate-out/report.md", Artifact{Name: "perfgate-h100", URL: "https://github.com/o/r/actions/runs/42"},
+			"the untrimmed report is `perfgate-out/report.md` in the run's output directory, uploaded as artifact `perfgate-h100` of [this workflow run](https://github.com/o/r/actions/runs/42)."},
 	}
 	for _, tt := range tests {
-		got := defaultTrimmedNote(tt.path)([]string{"all metrics"})
+		got := defaultTrimmedNote(tt.path, tt.a)([]string{"all metrics"})
 		if !strings.Contains(got, "(all metrics trimmed)") || !strings.HasSuffix(got, tt.want+"\n") {
 			t.Errorf("note(%q) = %q, want suffix %q", tt.path, got, tt.want)
 		}
