@@ -262,20 +262,15 @@ func TestCollapsedSummaryEscapes(t *testing.T) {
 }
 
 func TestTrimNote(t *testing.T) {
-	tests := []struct {
-		path string
-		a    Artifact
-		want string
-	}{
-		{"perfgate-out/report.md", Artifact{}, "the untrimmed report is `perfgate-out/report.md` in the run's output directory."},
-		{"", Artifact{}, "the untrimmed report is report.md in the run's output directory."},
-		{"perfgate-out/report.md", Artifact{Name: "perfgate-h100", URL: "https://github.com/o/r/actions/runs/42"},
-			"the untrimmed report is `perfgate-out/report.md` in the run's output directory, uploaded as artifact `perfgate-h100` of [this workflow run](https://github.com/o/r/actions/runs/42)."},
+	tests := []struct{ path, artifact, want string }{
+		{"perfgate-out/report.md", "", "the untrimmed report is `perfgate-out/report.md` in the run's output directory."},
+		{"perfgate-out/report.md", "perfgate-h100", "the untrimmed report is `perfgate-out/report.md` in artifact `perfgate-h100` (linked below)."},
+		{"", "", "the untrimmed report is report.md in the run's output directory."},
 	}
 	for _, tt := range tests {
-		got := defaultTrimmedNote(tt.path, tt.a)([]string{"all metrics"})
+		got := defaultTrimmedNote(tt.path, tt.artifact)([]string{"all metrics"})
 		if !strings.Contains(got, "(all metrics trimmed)") || !strings.HasSuffix(got, tt.want+"\n") {
-			t.Errorf("note(%q) = %q, want suffix %q", tt.path, got, tt.want)
+			t.Errorf("note(%q, %q) = %q, want suffix %q", tt.path, tt.artifact, got, tt.want)
 		}
 	}
 }

@@ -47,29 +47,23 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	if budget > 0 {
 		budget -= runeLen(marker)
 	}
-	body := fit(budget, parts, defaultTrimmedNote(d.FullReport, d.Artifact))
+	body := fit(budget, parts, defaultTrimmedNote(d.FullReport, d.Artifact.Name))
 	_, err := io.WriteString(w, body+marker)
 	return err
 }
 
 // artifactLine is the footer's link to the uploaded output directory, ""
-// when there is none.
+// when there is none. The name comes from a workflow input and the URL from
+// the runner's environment, so both are escaped.
 func artifactLine(a Artifact) string {
 	if a.Name == "" {
 		return ""
 	}
-	return "\nFull report and raw results: " + artifactRef(a) + "."
-}
-
-// artifactRef names the artifact and links the run page that lists it.
-// The name comes from a workflow input and the URL from the runner's
-// environment, so both are escaped.
-func artifactRef(a Artifact) string {
 	where := "this workflow run"
 	if a.URL != "" {
 		where = "[this workflow run](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E").Replace(a.URL) + ")"
 	}
-	return "artifact " + Code(a.Name) + " of " + where
+	return "\nFull report and raw results: artifact " + Code(a.Name) + " of " + where + "."
 }
 
 // outcomeIcon is the emoji GitHub users scan for.
