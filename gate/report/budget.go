@@ -94,13 +94,18 @@ func runeLen(s string) int { return len([]rune(s)) }
 
 // defaultTrimmedNote names the trimmed sections and where the untrimmed
 // report is: fullReport is its path in the output directory (report.md,
-// never the trimmed comment itself), the directory the Action uploads as
-// the run's artifact.
-func defaultTrimmedNote(fullReport string) func([]string) string {
+// never the trimmed comment itself), and artifact, when set, the name of
+// the artifact the Action uploaded that directory as (the footer links
+// it).
+func defaultTrimmedNote(fullReport, artifact string) func([]string) string {
 	return func(names []string) string {
-		where := "the untrimmed report is report.md in the run's output directory"
+		path := "report.md"
 		if fullReport != "" {
-			where = "the untrimmed report is " + Code(fullReport) + " in the run's output directory"
+			path = Code(fullReport)
+		}
+		where := "the untrimmed report is " + path + " in the run's output directory"
+		if artifact != "" {
+			where = "the untrimmed report is " + path + " in artifact " + Code(artifact) + " (linked below)"
 		}
 		return fmt.Sprintf("\n> [!NOTE]\n> Shortened to fit GitHub's comment size limit (%s trimmed); %s.\n",
 			strings.Join(names, ", "), where)

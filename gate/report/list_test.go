@@ -262,14 +262,15 @@ func TestCollapsedSummaryEscapes(t *testing.T) {
 }
 
 func TestTrimNote(t *testing.T) {
-	tests := []struct{ path, want string }{
-		{"perfgate-out/report.md", "the untrimmed report is `perfgate-out/report.md` in the run's output directory."},
-		{"", "the untrimmed report is report.md in the run's output directory."},
+	tests := []struct{ path, artifact, want string }{
+		{"perfgate-out/report.md", "", "the untrimmed report is `perfgate-out/report.md` in the run's output directory."},
+		{"perfgate-out/report.md", "perfgate-h100", "the untrimmed report is `perfgate-out/report.md` in artifact `perfgate-h100` (linked below)."},
+		{"", "", "the untrimmed report is report.md in the run's output directory."},
 	}
 	for _, tt := range tests {
-		got := defaultTrimmedNote(tt.path)([]string{"all metrics"})
+		got := defaultTrimmedNote(tt.path, tt.artifact)([]string{"all metrics"})
 		if !strings.Contains(got, "(all metrics trimmed)") || !strings.HasSuffix(got, tt.want+"\n") {
-			t.Errorf("note(%q) = %q, want suffix %q", tt.path, got, tt.want)
+			t.Errorf("note(%q, %q) = %q, want suffix %q", tt.path, tt.artifact, got, tt.want)
 		}
 	}
 }

@@ -47,7 +47,7 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	if budget > 0 {
 		budget -= runeLen(marker)
 	}
-	body := fit(budget, parts, defaultTrimmedNote(d.FullReport))
+	body := fit(budget, parts, defaultTrimmedNote(d.FullReport, d.Artifact.Name))
 	_, err := io.WriteString(w, body+marker)
 	return err
 }
