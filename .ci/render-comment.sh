@@ -32,8 +32,8 @@ esac
 
 # The 12-workload comment must fit two screens (1,800 px) above its first
 # collapsed <details>, as the issue asks. The demo's regressed list is
-# longer (21 or 22 rows that wrap to two lines each at 780 px): measured
-# 1,519 to 2,263 px over six runs, as the number of regressed metrics
+# longer (9 to 22 rows, each wrapping to two lines at 780 px): measured
+# 1,158 to 2,263 px over eight runs, as the number of regressed metrics
 # varies, so its budget leaves room for a few more rows.
 budget_demo=${RENDER_BUDGET_DEMO:-2600}
 budget_12=${RENDER_BUDGET_12:-1800}
