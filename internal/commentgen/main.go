@@ -52,6 +52,7 @@ func run(n int, out string) error {
 
 // comment compares n seeded workloads whose candidate decodes 4 to 15 %
 // slower (a different slowdown per workload, so the chart's bars differ)
+// with a history of promoted runs (so the list shows each cell's trend)
 // and renders the comment within GitHub's limit, as perfgate gate does.
 func comment(n int) ([]byte, error) {
 	d, err := data(n)
@@ -95,7 +96,45 @@ func data(n int) (*report.Data, error) {
 		d.ResultPaths[cell] = "perfgate-out/results/" + result.FileName(cell)
 		d.BaselinePaths[cell] = "baselines/h100-qwen3-8b/" + result.FileName(cell)
 	}
+	// A separate stream, so the history does not move the arms' draws.
+	hist := rand.New(rand.NewPCG(10, 13))
+	d.History = map[string][]report.Run{}
+	for _, b := range base {
+		d.History[b.Workload.Cell] = history(hist, b)
+	}
 	return d, nil
+}
+
+// historyRuns is how many promoted runs each workload's history holds,
+// the baseline being the newest.
+const historyRuns = 8
+
+// history is a workload's promoted runs, oldest first, ending with the
+// baseline b: the earlier runs' centres scatter 1 % (a between-session
+// term) around the baseline's geometric means, a day apart, so the
+// comment's trend column shows what a real profile's history gives it.
+func history(rng *rand.Rand, b *result.Result) []report.Run {
+	centre := map[string]float64{}
+	for _, t := range b.Trials {
+		for id, v := range t.Values {
+			centre[id] += math.Log(v) / float64(len(b.Trials))
+		}
+	}
+	ids := slices.Sorted(maps.Keys(centre))
+	runs := make([]report.Run, historyRuns)
+	for k := range runs {
+		c := map[string]float64{}
+		for _, id := range ids {
+			c[id] = math.Exp(centre[id])
+			if k < historyRuns-1 && id != "success_rate" {
+				c[id] *= math.Exp(0.01 * rng.NormFloat64())
+			}
+		}
+		back := time.Duration(historyRuns-1-k) * 24 * time.Hour
+		runs[k] = report.Run{Commit: fmt.Sprintf("%08x", 0x9e000000+k), PromotedAt: b.Provenance.PromotedAt.Add(-back), Centre: c}
+	}
+	runs[historyRuns-1].Commit = b.Provenance.GitSHA
+	return runs
 }
 
 // synth is one arm's result of a workload: 6 trials scattering 1.5 %

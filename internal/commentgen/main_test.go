@@ -52,3 +52,39 @@ func TestRunRepeatable(t *testing.T) {
 		t.Errorf("run(0) = %v, want an error naming -workloads", err)
 	}
 }
+
+// TestHistoryGivesATrend checks every listed cell draws a trend from the
+// synthetic history, whose newest run is the baseline the cells were
+// compared with (same commit, same centres).
+func TestHistoryGivesATrend(t *testing.T) {
+	d, err := data(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cell, b := range d.Baselines {
+		runs := d.History[cell]
+		if len(runs) != historyRuns {
+			t.Fatalf("%s: %d history runs, want %d", cell, len(runs), historyRuns)
+		}
+		last := runs[len(runs)-1]
+		if last.Commit != b.Provenance.GitSHA || !last.PromotedAt.Equal(b.Provenance.PromotedAt) {
+			t.Errorf("%s: newest run %s at %v, want the baseline %s at %v", cell, last.Commit, last.PromotedAt, b.Provenance.GitSHA, b.Provenance.PromotedAt)
+		}
+	}
+	for _, c := range d.Comparison.Cells {
+		if c.Outcome != verdict.Regression {
+			continue
+		}
+		last := d.History[c.Workload][historyRuns-1].Centre[c.Metric]
+		if rel := last/c.Baseline.Centre - 1; rel > 1e-9 || rel < -1e-9 {
+			t.Errorf("%s %s: newest history centre %g, baseline centre %g", c.Workload, c.Metric, last, c.Baseline.Centre)
+		}
+	}
+	md, err := comment(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(md), "no history") || !strings.Contains(string(md), "| Trend |") {
+		t.Errorf("comment without a trend for every listed cell:\n%.2000s", md)
+	}
+}
