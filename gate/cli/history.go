@@ -60,7 +60,7 @@ gate list from its baseline file; --metric replaces them.`,
 	f.StringVar(&o.configFile, "config", "", "configuration file (default "+config.DefaultFile+" when it exists)")
 	f.String("profile", "", "baseline profile")
 	f.String("baselines", "", "baseline store root directory")
-	f.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
+	f.StringVar(&o.format, "format", "text", "output format: text, markdown, csv, json or html (one self-contained page with SVG charts)")
 	f.StringVarP(&o.out, "out", "o", "", "write to this file instead of standard output")
 	f.StringSliceVar(&o.cells, "cell", nil, "show only these workload cells (repeatable)")
 	f.StringSliceVar(&o.metrics, "metric", nil, "show these metric ids instead of the gated ones (repeatable)")
@@ -73,9 +73,10 @@ func runHistory(s *Streams, l *config.Loaded, o historyOptions) error {
 		"markdown": func(b *bytes.Buffer, r *history.Report) error { return history.Markdown(b, r) },
 		"csv":      func(b *bytes.Buffer, r *history.Report) error { return history.CSV(b, r) },
 		"json":     func(b *bytes.Buffer, r *history.Report) error { return history.JSON(b, r) },
+		"html":     func(b *bytes.Buffer, r *history.Report) error { return history.HTML(b, r) },
 	}[o.format]
 	if render == nil {
-		return exitf(ExitInvalid, "--format %q: want text, markdown, csv or json", o.format)
+		return exitf(ExitInvalid, "--format %q: want text, markdown, csv, json or html", o.format)
 	}
 	policy, err := gatePolicy(l)
 	if err != nil {

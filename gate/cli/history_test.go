@@ -82,11 +82,21 @@ func TestHistoryCommand(t *testing.T) {
 	if !strings.Contains(out, "TPOT p50 rose from run 7") || !strings.Contains(out, "ggggggg") {
 		t.Errorf("text output does not name the step's run and commit:\n%s", out)
 	}
-	for _, f := range []string{"markdown", "csv", "json"} {
+	for _, f := range []string{"markdown", "csv", "json", "html"} {
 		code, out, errs := runCLI("history", "--profile", "p", "--baselines", store, "--format", f, "--metric", "tpot_ms.p50")
 		if code != ExitPass || !strings.Contains(out, "ggggggg") {
 			t.Errorf("--format %s: exit %d %s\n%s", f, code, errs, out)
 		}
+	}
+	page := filepath.Join(dir, "site", "history.html")
+	if err := os.MkdirAll(filepath.Dir(page), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI("history", "--profile", "p", "--baselines", store, "--format", "html", "--out", page); code != ExitPass || out != "" {
+		t.Fatalf("--format html --out: exit %d, stdout %q, stderr %s", code, out, errs)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "step at run 7, ggggggg") {
+		t.Errorf("--out %s: err %v, page without the chart's step:\n%s", page, err, b)
 	}
 	if code, _, errs := runCLI("history", "--profile", "p", "--baselines", store, "--format", "xml"); code != ExitInvalid || !strings.Contains(errs, "--format") {
 		t.Errorf("--format xml: exit %d %s", code, errs)

@@ -104,6 +104,7 @@ func Markdown(w io.Writer, r *Report) error {
 	if !any {
 		b.WriteString("No step detected in any gated metric.\n")
 	}
+	trendTable(&b, r)
 	for _, c := range r.Cells {
 		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", report.Escape(c.Cell), report.Escape(runs(c)))
 		for _, m := range c.Metrics {
@@ -127,6 +128,44 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// trendTable writes one row per gated cell and metric: a text sparkline
+// of the session levels, oldest to newest, as the line chart (it renders
+// in every markdown viewer, unlike an image or a mermaid block), then the
+// first and last levels and the runs that start a step.
+func trendTable(b *strings.Builder, r *Report) {
+	b.WriteString("\n| Workload | Metric | Trend, oldest to newest | First | Last | Steps at run |\n|---|---|---|---|---|---|\n")
+	for _, c := range r.Cells {
+		for _, m := range c.Metrics {
+			if len(m.Points) == 0 {
+				continue
+			}
+			vals := make([]float64, len(m.Points))
+			for i, p := range m.Points {
+				vals[i] = p.Value
+			}
+			var at []string
+			for _, st := range m.Steps {
+				at = append(at, strconv.Itoa(c.Sessions[st.Session].Run))
+			}
+			steps := "none"
+			if len(at) > 0 {
+				steps = strings.Join(at, ", ")
+			}
+			fmt.Fprintf(b, "| %s | %s | `%s` | %s | %s | %s |\n", report.Escape(c.Cell), report.Escape(m.Label),
+				report.Sparkline(vals), level(m, m.Points[0]), level(m, m.Points[len(m.Points)-1]), steps)
+		}
+	}
+}
+
+// level is a session's value with the metric's unit, four digits.
+func level(m MetricReport, p Level) string {
+	v := strconv.FormatFloat(p.Value, 'g', 4, 64)
+	if m.Unit == "" || m.Unit == "ratio" {
+		return v
+	}
+	return v + " " + report.Escape(m.Unit)
 }
 
 // labelled is a step with its metric's label.

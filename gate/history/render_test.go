@@ -41,6 +41,7 @@ func TestRenderGolden(t *testing.T) {
 		{"history.md", func(b *bytes.Buffer, r *Report) error { return Markdown(b, r) }},
 		{"history.csv", func(b *bytes.Buffer, r *Report) error { return CSV(b, r) }},
 		{"history.json", func(b *bytes.Buffer, r *Report) error { return JSON(b, r) }},
+		{"history.html", func(b *bytes.Buffer, r *Report) error { return HTML(b, r) }},
 	} {
 		var b bytes.Buffer
 		if err := tc.render(&b, r); err != nil {

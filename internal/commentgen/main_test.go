@@ -14,7 +14,7 @@ import (
 // budget is about: if a change in the statistics left some of the 12
 // workloads undecided, the comment would be measured for another case.
 func TestEveryWorkloadRegresses(t *testing.T) {
-	d, err := data(12)
+	d, err := data(12, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestRunRepeatable(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
 	for _, p := range []string{a, b} {
-		if err := run(3, p); err != nil {
+		if err := run(3, 0, p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +48,50 @@ func TestRunRepeatable(t *testing.T) {
 	if !bytes.Equal(x, y) || !strings.HasPrefix(string(x), "### ❌ Regression") {
 		t.Errorf("comments differ or are not a regression:\n%.300s", x)
 	}
-	if err := run(0, a); err == nil || !strings.Contains(err.Error(), "-workloads 0") {
+	if err := run(0, 0, a); err == nil || !strings.Contains(err.Error(), "-workloads 0") {
 		t.Errorf("run(0) = %v, want an error naming -workloads", err)
+	}
+	if err := run(3, -1, a); err == nil || !strings.Contains(err.Error(), "-history -1") {
+		t.Errorf("run(3, -1) = %v, want an error naming -history", err)
+	}
+}
+
+// TestHistoryGivesATrend checks that with -history every listed cell
+// draws a trend from the synthetic history (and without it none does), whose newest run is the baseline the cells were
+// compared with (same commit, same centres).
+func TestHistoryGivesATrend(t *testing.T) {
+	const historyRuns = 8
+	d, err := data(12, historyRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cell, b := range d.Baselines {
+		runs := d.History[cell]
+		if len(runs) != historyRuns {
+			t.Fatalf("%s: %d history runs, want %d", cell, len(runs), historyRuns)
+		}
+		last := runs[len(runs)-1]
+		if last.Commit != b.Provenance.GitSHA || !last.PromotedAt.Equal(b.Provenance.PromotedAt) {
+			t.Errorf("%s: newest run %s at %v, want the baseline %s at %v", cell, last.Commit, last.PromotedAt, b.Provenance.GitSHA, b.Provenance.PromotedAt)
+		}
+	}
+	for _, c := range d.Comparison.Cells {
+		if c.Outcome != verdict.Regression {
+			continue
+		}
+		last := d.History[c.Workload][historyRuns-1].Centre[c.Metric]
+		if rel := last/c.Baseline.Centre - 1; rel > 1e-9 || rel < -1e-9 {
+			t.Errorf("%s %s: newest history centre %g, baseline centre %g", c.Workload, c.Metric, last, c.Baseline.Centre)
+		}
+	}
+	md, err := comment(12, historyRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(md), "no history") || !strings.Contains(string(md), "| Trend |") {
+		t.Errorf("comment without a trend for every listed cell:\n%.2000s", md)
+	}
+	if md, _ := comment(12, 0); strings.Contains(string(md), "| Trend |") {
+		t.Errorf("-history 0 comment has a trend column:\n%.2000s", md)
 	}
 }
