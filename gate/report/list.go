@@ -77,11 +77,16 @@ func listPart(d *Data) string {
 		return ""
 	}
 	trend := d.History != nil
+	shared := sharedBaseline(d, append(append([]listed{}, reg...), inc...))
 	var b strings.Builder
 	n := 0
 	if len(reg) > 0 {
-		fmt.Fprintf(&b, "\n**%d regressed metric(s)**\n\n", len(reg))
-		b.WriteString(listTable(d, reg, &n, trend, full))
+		fmt.Fprintf(&b, "\n**%d regressed metric(s)**", len(reg))
+		if shared != "" {
+			fmt.Fprintf(&b, " · baseline %s", shared)
+		}
+		b.WriteString("\n\n")
+		b.WriteString(listTable(d, reg, &n, trend, shared == "", full))
 	}
 	if full > 0 || trend {
 		b.WriteString("\n")
@@ -103,23 +108,49 @@ func listPart(d *Data) string {
 		b.WriteString("\n")
 	}
 	if len(inc) > 0 {
-		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, full)))
+		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, shared == "", full)))
 	}
 	return b.String()
 }
 
-// listTable renders rows numbered on from *n.
-func listTable(d *Data, rows []listed, n *int, trend bool, full float64) string {
+// sharedBaseline is the baseline every listed cell was compared with when
+// they all share one (the usual case: a profile is promoted at once), so
+// the list names it once instead of in a column that would make every row
+// wrap at GitHub's width; "" when they differ or none is known.
+func sharedBaseline(d *Data, rows []listed) string {
+	shared := ""
+	for i, r := range rows {
+		b := baselineOf(d, r.cell.Workload)
+		if i > 0 && b != shared {
+			return ""
+		}
+		shared = b
+	}
+	if shared == "–" {
+		return ""
+	}
+	return shared
+}
+
+// listTable renders rows numbered on from *n; the Baseline column only
+// when the rows do not share one baseline (see sharedBaseline).
+func listTable(d *Data, rows []listed, n *int, trend, baselineColumn bool, full float64) string {
 	var b strings.Builder
 	b.WriteString("| # | Workload | Metric | Change (" + intervalLevel(rows) + " CI) | Tolerance | Worse by |")
 	if trend {
 		b.WriteString(" Trend |")
 	}
-	b.WriteString(" Baseline |\n|--:|---|---|---|--:|---|")
+	if baselineColumn {
+		b.WriteString(" Baseline |")
+	}
+	b.WriteString("\n|--:|---|---|---|--:|---|")
 	if trend {
 		b.WriteString("---|")
 	}
-	b.WriteString("---|\n")
+	if baselineColumn {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
 	for _, r := range rows {
 		*n++
 		cell := r.cell
@@ -134,7 +165,10 @@ func listTable(d *Data, rows []listed, n *int, trend bool, full float64) string 
 		if trend {
 			fmt.Fprintf(&b, " %s |", trendOf(d, cell))
 		}
-		fmt.Fprintf(&b, " %s |\n", baselineOf(d, cell.Workload))
+		if baselineColumn {
+			fmt.Fprintf(&b, " %s |", baselineOf(d, cell.Workload))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
