@@ -135,7 +135,7 @@ if [ ! -f "$demo_md" ]; then
 	echo "render-comment: perfgate demo did not say where comment.md is (got \"$demo_md\")" >&2
 	exit 1
 fi
-$GO run ./internal/commentgen -workloads 12 -o "$work/comment-12.md" >/dev/null
+$GO run ./internal/commentgen -workloads 12 -history 8 -o "$work/comment-12.md" >/dev/null
 
 node .ci/render/render.mjs --modules "$cache" --chromium "$chromium" --html-dir "$work/html" \
 	"demo=$demo_md,$img/comment-demo.png,$budget_demo" \

@@ -102,7 +102,7 @@ func listPart(d *Data) string {
 		if full > 0 {
 			b.WriteString(" ")
 		}
-		fmt.Fprintf(&b, "Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the row's lowest value and █ its highest, and the range follows.", trendRuns(d))
+		fmt.Fprintf(&b, "Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the row's lowest value and █ its highest, and the number after it is how far apart they are (highest over lowest).", trendRuns(d))
 	}
 	if full > 0 || trend {
 		b.WriteString("\n")
@@ -202,11 +202,13 @@ func trendOf(d *Data, cell *verdict.Cell) string {
 	for _, v := range vals {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	from := Value(lo, cell.Unit)
-	if cell.Unit != "ratio" {
-		from = strings.TrimSuffix(from, " "+cell.Unit)
+	if cell.Unit == "ratio" || lo <= 0 {
+		return fmt.Sprintf("`%s` %s – %s", Sparkline(vals), Value(lo, cell.Unit), Value(hi, cell.Unit))
 	}
-	return fmt.Sprintf("`%s` %s – %s", Sparkline(vals), from, Value(hi, cell.Unit))
+	// The span, not the two ends: a sparkline scales its row to fill the
+	// height, so the reader needs its size to tell noise from a step, and
+	// "14.6 %" keeps a row from wrapping where "21.43 – 24.57 ms" does.
+	return fmt.Sprintf("`%s` %.1f %%", Sparkline(vals), 100*(hi/lo-1))
 }
 
 // baselineOf names the baseline a workload was compared with: its commit
