@@ -260,7 +260,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 			if f, failed := serveFailure(s, err); failed {
 				// As perfgate run does: the cell the server cut short is
 				// kept, marked incomplete, with the end of the log.
-				if last != nil && !last.Complete && !f.BeforeReady {
+				if last != nil && !f.BeforeReady {
 					serveMarkFailed(last, f)
 					if werr := result.Write(lastPath, last); werr != nil {
 						return nil, fmt.Errorf("calibrate: %w", werr)

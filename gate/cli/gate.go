@@ -303,6 +303,9 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 		// cancelled context produced in the cell it cut short.
 		out.RunErr = errors.New(f.Summary)
 		for _, r := range out.Results {
+			if r.Complete {
+				continue // finished before the failure: it stands as it is
+			}
 			serveMarkFailed(r, f)
 		}
 		*failed = &f

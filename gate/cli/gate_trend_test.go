@@ -54,7 +54,9 @@ func TestGateCommentShowsTrend(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 11.8, 12.1, 12.0, then the candidate at 12 × 1.3 = 15.6 (wiggled).
-	want := "`" + report.Sparkline([]float64{11.8, 12.1, 12.0, 15.6}) + "` 11.80 – "
+	// The span after it is highest over lowest: 15.6/11.8 - 1 = 32 %, give
+	// or take the candidate's wiggle.
+	want := "`" + report.Sparkline([]float64{11.8, 12.1, 12.0, 15.6}) + "` 3"
 	if !strings.Contains(string(md), "| Trend |") || !strings.Contains(string(md), want) {
 		t.Errorf("comment.md lacks the trend %q:\n%s", want, md)
 	}

@@ -48,7 +48,7 @@ func runLaunched(cmd *cobra.Command, s *Streams, o *runOptions, cfg loadgen.Conf
 		}
 		return exitf(ExitRunFailed, "run: %w", err)
 	}
-	if r := *last; r != nil && !r.Complete && !f.BeforeReady {
+	if r := *last; r != nil && !f.BeforeReady {
 		serveMarkFailed(r, f)
 		path := filepath.Join(o.out, result.FileName(r.Workload.Cell))
 		if werr := result.Write(path, r); werr != nil {

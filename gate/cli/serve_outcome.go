@@ -38,13 +38,18 @@ func serveFailure(s *Streams, err error) (f server.Failure, ok bool) {
 // serveMarkFailed records f in a result the failure cut short: the log
 // tail, and the failure as the reason the result is incomplete (in place
 // of the "run interrupted" its cancelled context produced). A result that
-// finished before the failure stands.
+// finished before the failure stands, but keeps the log tail when it is
+// the cell that ran last: on a busy machine a cell can finish all its
+// trials (the last requests refused by the dying server) before the
+// supervisor notices the exit, and its reader needs the log as much.
 func serveMarkFailed(r *result.Result, f server.Failure) {
-	if r == nil || r.Complete {
+	if r == nil {
 		return
 	}
 	r.Server.LogTail = f.Tail
-	r.IncompleteReason = fmt.Sprintf("%s (%s)", f.Summary, r.IncompleteReason)
+	if !r.Complete {
+		r.IncompleteReason = fmt.Sprintf("%s (%s)", f.Summary, r.IncompleteReason)
+	}
 }
 
 // serveReported is f as the report shows it.
