@@ -68,7 +68,11 @@ func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, 
 	c.Noise.Between, c.Noise.BetweenDF, c.Noise.BetweenSource = math.Sqrt(pc.between), pc.betweenDF, pc.betweenSource
 	pc.parts = parts
 	if c.Noise.Source == "own" && len(pc.xc) >= 2 {
-		c.Warnings = append(c.Warnings, "tested with its own spread only (too few workloads of this metric to fit a noise prior)")
+		if pc.tooSpread {
+			c.Warnings = append(c.Warnings, "tested with its own spread only (the workloads' spreads of this metric differ too much to fit a noise prior)")
+		} else {
+			c.Warnings = append(c.Warnings, "tested with its own spread only (too few workloads of this metric to fit a noise prior)")
+		}
 	}
 	d := pc.sign * (mean(pc.xc) - pc.baseLevel())
 	t := d / se

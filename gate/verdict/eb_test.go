@@ -73,6 +73,24 @@ func TestFitPrior(t *testing.T) {
 	}
 }
 
+// TestFitPriorTooSpread: ten cells whose CVs span 0.5-8 % (a 256-fold
+// range of variances) give a bounded d0 of at most minPriorDF, so the
+// verdict fits no prior and tests each cell on its own spread; the point
+// estimate (used only to judge outlier trials) still fits one.
+func TestFitPriorTooSpread(t *testing.T) {
+	var vs, dfs []float64
+	for i := 0; i < 10; i++ {
+		cv := 0.005 * math.Pow(16, float64(i)/9)
+		vs, dfs = append(vs, math.Log1p(cv*cv)), append(dfs, 8)
+	}
+	if p := fitPrior(vs, dfs, 1e-8, 8, true); p.DF != 0 || !p.TooSpread {
+		t.Errorf("CVs 0.5-8 %%: bounded prior %+v, want none", p)
+	}
+	if p := fitPrior(vs, dfs, 1e-8, 8, false); p.DF <= 0 {
+		t.Errorf("CVs 0.5-8 %%: point estimate %+v, want a prior", p)
+	}
+}
+
 // TestChi2Quantile checks the Wilson–Hilferty approximation against
 // tabulated quantiles.
 func TestChi2Quantile(t *testing.T) {

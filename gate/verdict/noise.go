@@ -39,6 +39,9 @@ type pendingCell struct {
 	within, withinDF   float64
 	between, betweenDF float64
 	betweenSource      string
+	// tooSpread: the metric's cells' variances spread too far for a prior
+	// (see minPriorDF), so within is the cell's own.
+	tooSpread bool
 	// parts is the variance of the estimate split by what shrinks it.
 	parts sePart
 }
@@ -316,6 +319,7 @@ func moderate(cells []*pendingCell, p *Policy) []Noise {
 		}
 		for _, pc := range groups[id] {
 			pc.within, pc.withinDF = pr.posterior(pc.ownVar(), pc.df)
+			pc.tooSpread = pr.TooSpread
 			if pc.df > 0 {
 				n.Pooled++
 			}

@@ -314,7 +314,8 @@ type Noise struct {
 	Pooled   int      `json:"pooled"`
 	Excluded []string `json:"excluded,omitempty"`
 	// Usable is false when no prior could be fitted (fewer than three
-	// workloads, or fewer than Policy.MinPooledDF degrees of freedom):
+	// workloads, fewer than Policy.MinPooledDF degrees of freedom, or
+	// variances too spread for a prior worth more than 2 df):
 	// cells then use their own spread or the assumed noise.
 	Usable bool `json:"usable"`
 	// Between and BetweenDF are the between-session standard deviation

@@ -202,30 +202,45 @@ func TestLowSample(t *testing.T) {
 // TestModeratedHeterogeneity: a workload much noisier than the others
 // keeps (most of) its own spread under the empirical-Bayes prior, and the
 // quiet ones are not dragged up to it: the prior's weight d0 falls when
-// the cells' variances disagree.
+// the cells' variances disagree, and when they disagree by far more than
+// the inverse-chi-square family describes (d0's bound at most
+// minPriorDF) there is no prior and every cell keeps its own spread.
 func TestModeratedHeterogeneity(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 6))
-	var b, c []*result.Result
-	for w, cell := range []string{"a", "b", "c", "d", "noisy"} {
-		cv := 0.005
-		if w == 4 {
-			cv = 0.15
+	for _, tc := range []struct {
+		noisyCV  float64
+		moderate bool
+	}{{0.008, true}, {0.15, false}} {
+		rng := rand.New(rand.NewPCG(6, 6))
+		var b, c []*result.Result
+		for w, cell := range []string{"a", "b", "c", "d", "noisy"} {
+			cv := 0.005
+			if w == 4 {
+				cv = tc.noisyCV
+			}
+			b = append(b, simArm(rng, cell, 6, cv, nil))
+			c = append(c, simArm(rng, cell, 6, cv, nil))
 		}
-		b = append(b, simArm(rng, cell, 6, cv, nil))
-		c = append(c, simArm(rng, cell, 6, cv, nil))
-	}
-	cmp := mustCompare(t, b, c, oneSession())
-	for _, n := range cmp.Noise {
-		if n.Metric != "success_rate" && (!n.Usable || n.DF > 5 || n.Pooled != 5) {
-			t.Errorf("%s: prior %+v, want usable with little weight", n.Metric, n)
+		cmp := mustCompare(t, b, c, oneSession())
+		for _, n := range cmp.Noise {
+			if n.Metric == "success_rate" {
+				continue
+			}
+			// The cap (variances that agree) is the cells' 50 df.
+			if n.Pooled != 5 || tc.moderate && (!n.Usable || n.DF > 25) || !tc.moderate && n.Usable {
+				t.Errorf("noisy CV %g, %s: prior %+v, want usable %v, with under half the pooled weight", tc.noisyCV, n.Metric, n, tc.moderate)
+			}
 		}
-	}
-	noisy, quiet := cellOf(cmp, "noisy", "tpot_ms.p50"), cellOf(cmp, "a", "tpot_ms.p50")
-	if noisy.Noise.Source != "moderated" || noisy.Noise.Sigma < 0.08 {
-		t.Errorf("noisy cell noise %+v", noisy.Noise)
-	}
-	if quiet.Noise.Sigma > 0.02 || quiet.Noise.WithinDF <= 10 {
-		t.Errorf("quiet cell noise %+v", quiet.Noise)
+		noisy, quiet := cellOf(cmp, "noisy", "tpot_ms.p50"), cellOf(cmp, "a", "tpot_ms.p50")
+		src := map[bool]string{true: "moderated", false: "own"}[tc.moderate]
+		if noisy.Noise.Source != src || noisy.Noise.Sigma < 0.5*tc.noisyCV {
+			t.Errorf("noisy CV %g: noisy cell noise %+v, want %s", tc.noisyCV, noisy.Noise, src)
+		}
+		if quiet.Noise.Sigma > 0.02 || quiet.Noise.Source != src || tc.moderate && quiet.Noise.WithinDF <= 10 {
+			t.Errorf("noisy CV %g: quiet cell noise %+v, want %s", tc.noisyCV, quiet.Noise, src)
+		}
+		if warned := strings.Contains(strings.Join(noisy.Warnings, "\n"), "differ too much"); warned == tc.moderate {
+			t.Errorf("noisy CV %g: warnings %q, want the spread named: %v", tc.noisyCV, noisy.Warnings, !tc.moderate)
+		}
 	}
 }
 
