@@ -120,14 +120,7 @@ func MarshalNoise(n *Noise) ([]byte, error) {
 	if err := n.Validate(nil); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(n); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return result.MarshalStable(n)
 }
 
 // ParseNoise decodes and validates a noise file; name is used in errors,

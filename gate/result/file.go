@@ -18,11 +18,18 @@ func Marshal(r *Result) ([]byte, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
+	return MarshalStable(r)
+}
+
+// MarshalStable is the encoding of every file perfgate keeps for review
+// (result files, baselines, the noise file): indented, map keys sorted,
+// no HTML escaping, ending in a newline.
+func MarshalStable(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
