@@ -110,11 +110,7 @@ func (c *checker) value(v *yaml.Node, s setting) {
 		}
 		c.errorf(v, s.key, "must be a list, got %s", describe(v))
 	case kindFloatMap:
-		if s.key == assumedBetweenKey {
-			c.betweenCVs(v, s.key)
-			return
-		}
-		c.tolerances(v, s.key)
+		c.metricMap(v, s.key, metricMapOf(s.key))
 	default:
 		if v.Kind != yaml.ScalarNode {
 			c.errorf(v, s.key, "must be %s, got %s", s.kind, describe(v))
@@ -132,19 +128,78 @@ func (c *checker) value(v *yaml.Node, s setting) {
 // maps and fail later with no line at all.
 var metricIDPattern = regexp.MustCompile(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_.]+)?$`)
 
-// tolerances checks a mapping of metric id to tolerance (policy.tolerances):
-// every key a known metric id, every value a tolerance in one of the forms
-// of metrics.ParseTolerance.
-func (c *checker) tolerances(v *yaml.Node, key string) {
+// metricMap describes one of the config's maps from metric id to number:
+// policy.tolerances and policy.assumed_between. The file check and the
+// environment parser read both through it, so the two maps differ only in
+// what is written here.
+type metricMap struct {
+	// star allows the key "*" (every metric).
+	star bool
+	// mapping, keyNote, valueNote and envUsage are the words of the errors.
+	mapping, keyNote, valueNote, envUsage string
+	// parse reads one value for metric m (zero Metric for "*").
+	parse func(m metrics.Metric, text string) (float64, error)
+}
+
+var (
+	toleranceMap = metricMap{
+		mapping:   "must be a mapping of metric id to tolerance (tpot_ms.p50: 3%%), got %s",
+		keyNote:   "key %s is not a metric id such as tpot_ms.p50",
+		valueNote: "must be a tolerance such as 3%%, got %s",
+		envUsage:  "%q: want metric=tolerance entries separated by commas (tpot_ms.p50=3%%)",
+		parse: func(m metrics.Metric, text string) (float64, error) {
+			return metrics.ParseTolerance(text, m.Unit == "ratio")
+		},
+	}
+	// betweenMap: between-session CVs, keyed by metric id or "*", 0 allowed.
+	betweenMap = metricMap{
+		star:      true,
+		mapping:   "must be a mapping of metric id (or \"*\") to a between-session CV (tpot_ms.p50: 2%%), got %s",
+		keyNote:   "key %s is not a metric id such as tpot_ms.p50, nor \"*\"",
+		valueNote: "must be a CV such as 2%%, got %s",
+		envUsage:  "%q: want metric=CV entries separated by commas (*=0,ttft_ms.p99=4%%)",
+		parse:     func(_ metrics.Metric, text string) (float64, error) { return parseBetweenCV(text) },
+	}
+)
+
+// assumedBetweenKey is the one map of the policy that is not of
+// tolerances.
+const assumedBetweenKey = "policy.assumed_between"
+
+// metricMapOf is the description of the map at key.
+func metricMapOf(key string) metricMap {
+	if key == assumedBetweenKey {
+		return betweenMap
+	}
+	return toleranceMap
+}
+
+// validKey reports whether k may be a key of the map.
+func (mm metricMap) validKey(k string) bool {
+	return (mm.star && k == "*") || metricIDPattern.MatchString(k)
+}
+
+// lookup is the metric of key k and whether it is known ("*" is, where
+// allowed).
+func (mm metricMap) lookup(k string) (metrics.Metric, bool) {
+	if mm.star && k == "*" {
+		return metrics.Metric{}, true
+	}
+	return metrics.Lookup(k)
+}
+
+// metricMap checks a mapping at key of the file: every key a known metric
+// id (or "*" where allowed), every value one mm parses.
+func (c *checker) metricMap(v *yaml.Node, key string, mm metricMap) {
 	if v.Kind != yaml.MappingNode {
-		c.errorf(v, key, "must be a mapping of metric id to tolerance (tpot_ms.p50: 3%%), got %s", describe(v))
+		c.errorf(v, key, mm.mapping, describe(v))
 		return
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
-		if k.Kind != yaml.ScalarNode || !metricIDPattern.MatchString(k.Value) {
-			c.errorf(k, key, "key %s is not a metric id such as tpot_ms.p50", describe(k))
+		if k.Kind != yaml.ScalarNode || !mm.validKey(k.Value) {
+			c.errorf(k, key, mm.keyNote, describe(k))
 			continue
 		}
 		id := key + "." + k.Value
@@ -153,54 +208,16 @@ func (c *checker) tolerances(v *yaml.Node, key string) {
 			continue
 		}
 		seen[k.Value] = true
-		m, known := metrics.Lookup(k.Value)
+		m, known := mm.lookup(k.Value)
 		if !known {
 			c.errorf(k, id, "unknown metric id %q", k.Value)
 			continue
 		}
 		if val.Kind != yaml.ScalarNode {
-			c.errorf(val, id, "must be a tolerance such as 3%%, got %s", describe(val))
+			c.errorf(val, id, mm.valueNote, describe(val))
 			continue
 		}
-		if _, err := metrics.ParseTolerance(val.Value, m.Unit == "ratio"); err != nil {
-			c.errorf(val, id, "%v", err)
-		}
-	}
-}
-
-// assumedBetweenKey is the one map of the policy that is not of
-// tolerances: between-session CVs, keyed by metric id or "*", 0 allowed.
-const assumedBetweenKey = "policy.assumed_between"
-
-// betweenCVs checks policy.assumed_between: every key a known metric id or
-// "*", every value a CV (2%, 0.5pp or a bare fraction) in [0, 1).
-func (c *checker) betweenCVs(v *yaml.Node, key string) {
-	if v.Kind != yaml.MappingNode {
-		c.errorf(v, key, "must be a mapping of metric id (or \"*\") to a between-session CV (tpot_ms.p50: 2%%), got %s", describe(v))
-		return
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if k.Kind != yaml.ScalarNode || (k.Value != "*" && !metricIDPattern.MatchString(k.Value)) {
-			c.errorf(k, key, "key %s is not a metric id such as tpot_ms.p50, nor \"*\"", describe(k))
-			continue
-		}
-		id := key + "." + k.Value
-		if seen[k.Value] {
-			c.errorf(k, id, "set twice")
-			continue
-		}
-		seen[k.Value] = true
-		if _, known := metrics.Lookup(k.Value); !known && k.Value != "*" {
-			c.errorf(k, id, "unknown metric id %q", k.Value)
-			continue
-		}
-		if val.Kind != yaml.ScalarNode {
-			c.errorf(val, id, "must be a CV such as 2%%, got %s", describe(val))
-			continue
-		}
-		if _, err := parseBetweenCV(val.Value); err != nil {
+		if _, err := mm.parse(m, val.Value); err != nil {
 			c.errorf(val, id, "%v", err)
 		}
 	}

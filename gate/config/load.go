@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
-	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -266,10 +265,7 @@ func parseText(s setting, text string) (any, error) {
 		a, err := SplitArgv(text)
 		return []string(a), err
 	case kindFloatMap:
-		if s.key == assumedBetweenKey {
-			return parseBetweenMap(text)
-		}
-		return parseFloatMap(text)
+		return parseMetricMap(text, metricMapOf(s.key))
 	case kindInt:
 		return strconv.Atoi(text)
 	case kindFloat:
@@ -290,7 +286,7 @@ func parseText(s setting, text string) (any, error) {
 
 // toleranceHook turns a tolerance written with a unit ("3%", "0.5pp": the
 // file's values reach viper as strings) into its fraction. checkFile and
-// parseFloatMap have already checked each value against its metric with
+// parseMetricMap have already checked each value against its metric with
 // metrics.ParseTolerance; other strings pass through to fail as before.
 func toleranceHook(from, to reflect.Type, data any) (any, error) {
 	if to.Kind() != reflect.Float64 || from.Kind() != reflect.String {
@@ -307,9 +303,10 @@ func toleranceHook(from, to reflect.Type, data any) (any, error) {
 	return data, nil
 }
 
-// parseFloatMap parses "a=0.03,b=3%" into metric id -> tolerance fraction,
-// each value read by metrics.ParseTolerance as in perfgate.yaml.
-func parseFloatMap(text string) (map[string]any, error) {
+// parseMetricMap parses "a=0.03,b=3%" (policy.tolerances) or
+// "*=0,ttft_ms.p99=4%" (policy.assumed_between) from the environment into
+// key -> fraction, each value read as in perfgate.yaml.
+func parseMetricMap(text string, mm metricMap) (map[string]any, error) {
 	out := map[string]any{}
 	for _, part := range strings.Split(text, ",") {
 		part = strings.TrimSpace(part)
@@ -318,40 +315,14 @@ func parseFloatMap(text string) (map[string]any, error) {
 		}
 		k, val, ok := strings.Cut(part, "=")
 		k = strings.TrimSpace(k)
-		if !ok || !metricIDPattern.MatchString(k) {
-			return nil, fmt.Errorf("%q: want metric=tolerance entries separated by commas (tpot_ms.p50=3%%)", part)
+		if !ok || !mm.validKey(k) {
+			return nil, fmt.Errorf(mm.envUsage, part)
 		}
-		m, known := metrics.Lookup(k)
+		m, known := mm.lookup(k)
 		if !known {
 			return nil, fmt.Errorf("%q: unknown metric id %q", part, k)
 		}
-		f, err := metrics.ParseTolerance(val, m.Unit == "ratio")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		out[k] = f
-	}
-	return out, nil
-}
-
-// parseBetweenMap parses "*=0,ttft_ms.p99=4%" (policy.assumed_between in
-// the environment) into key -> CV fraction.
-func parseBetweenMap(text string) (map[string]any, error) {
-	out := map[string]any{}
-	for _, part := range strings.Split(text, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		k, val, ok := strings.Cut(part, "=")
-		k = strings.TrimSpace(k)
-		if !ok || (k != "*" && !metricIDPattern.MatchString(k)) {
-			return nil, fmt.Errorf("%q: want metric=CV entries separated by commas (*=0,ttft_ms.p99=4%%)", part)
-		}
-		if _, known := metrics.Lookup(k); !known && k != "*" {
-			return nil, fmt.Errorf("%q: unknown metric id %q", part, k)
-		}
-		f, err := parseBetweenCV(val)
+		f, err := mm.parse(m, val)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
