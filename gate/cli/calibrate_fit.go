@@ -116,13 +116,7 @@ func calibrateEstimate(cell, id string, abs bool, sessions []map[string]*result.
 		if r == nil {
 			continue
 		}
-		var vals []float64
-		for _, t := range r.ValidTrials() {
-			if v, ok := t.Values[id]; ok {
-				vals = append(vals, v)
-			}
-		}
-		x, ok := noise.Scale(vals, abs)
+		x, ok := noise.Scale(r.Samples(id), abs)
 		if !ok {
 			return noise.Estimate{}, fmt.Errorf("session %d has a value <= 0, whose log does not exist", i+1)
 		}
@@ -165,13 +159,7 @@ func calibrateDisturbed(cell string, ids []string, sessions []map[string]*result
 			if r == nil {
 				continue
 			}
-			var vals []float64
-			for _, t := range r.ValidTrials() {
-				if v, ok := t.Values[id]; ok {
-					vals = append(vals, v)
-				}
-			}
-			x, ok := noise.Scale(vals, abs)
+			x, ok := noise.Scale(r.Samples(id), abs)
 			if !ok || len(x) < 2 {
 				continue
 			}
