@@ -47,6 +47,41 @@ type Result struct {
 	// Provenance is set on baseline files only: where the promoted run came
 	// from. A result with provenance is still a result.
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Arm is "a" or "b" when the result is one arm of an interleaved A/B
+	// experiment (`perfgate ab`), empty otherwise. AB then records the
+	// experiment's block order, so either arm's file says how the pair
+	// was run and `compare`, `export` and `baseline update` still work on
+	// it as on any result.
+	Arm string `json:"arm,omitempty"`
+	AB  *AB    `json:"ab,omitempty"`
+}
+
+// AB is the design of the interleaved experiment a result's arm came
+// from: every block of both arms in the order they ran.
+type AB struct {
+	// Order is the arms of the blocks in run order, one letter per block
+	// ("ABBABAAB").
+	Order string `json:"order"`
+	// Seed is the seed a random balanced order was drawn from (0: the
+	// fixed ABBA BAAB pattern).
+	Seed uint64 `json:"seed,omitempty"`
+	// Blocks are all blocks of the experiment, both arms, in run order.
+	Blocks []Block `json:"blocks"`
+}
+
+// Block is one block of an A/B experiment: a stretch of trials of one arm,
+// run on one server start when the arms are restarted per block.
+type Block struct {
+	// Index is the block's 1-based position in the run order.
+	Index int    `json:"index"`
+	Arm   string `json:"arm"`
+	// StartupS is the time from launching the arm's server to ready and
+	// warmed up, in seconds (0 when the block reused a running server):
+	// the price of restarting per block.
+	StartupS  float64   `json:"startup_s,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	// Trials is the number of measured trials of the block.
+	Trials int `json:"trials"`
 }
 
 // Provenance records how a result became a baseline.
@@ -123,7 +158,10 @@ type Trial struct {
 	InvalidReason string `json:"invalid_reason,omitempty"`
 	// Look is the verdict look this trial was added in (0: the first batch;
 	// adaptive extra trials get 1, 2, ...).
-	Look      int            `json:"look,omitempty"`
+	Look int `json:"look,omitempty"`
+	// Block is the 1-based A/B block (Result.AB) the trial ran in; 0 when
+	// the result is not an arm of an A/B experiment.
+	Block     int            `json:"block,omitempty"`
 	DurationS float64        `json:"duration_s"`
 	Completed int            `json:"completed"`
 	Failed    int            `json:"failed"`
