@@ -132,6 +132,9 @@ type Workload struct {
 	// Spec is the cell's workload specification as JSON, kept so a result
 	// is self-describing (report shapes, gate overrides) without the file.
 	Spec json.RawMessage `json:"spec,omitempty"`
+	// Calibration is how a text-prompt cell's word counts were fitted to
+	// the server's tokenizer before its first trial; nil for other cells.
+	Calibration *PromptCalibration `json:"prompt_calibration,omitempty"`
 }
 
 // Server describes the server under test. URL never carries credentials:

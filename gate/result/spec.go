@@ -71,6 +71,9 @@ type Dataset struct {
 	Path         string      `json:"path,omitempty"`
 	SHA256       string      `json:"sha256,omitempty"`
 	TokenIDs     *TokenRange `json:"token_ids,omitempty"`
+	// PromptFormat is "text" for calibrated word prompts (the result's
+	// Workload.Calibration says how they were sized), else empty.
+	PromptFormat string `json:"prompt_format,omitempty"`
 }
 
 // TokenRange is an inclusive range of token ids.

@@ -63,6 +63,9 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 			Warmups:     warmups,
 			GPUs:        f.GPUs,
 		}
+		if f.textMode() {
+			m.PromptFormat, m.seed = PromptText, f.Dataset.Seed
+		}
 		m.Spec = f.spec(c)
 		m.Hash = Hash(m)
 		out = append(out, m)
@@ -75,7 +78,7 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 // one user message. Prompt slices are shared between the cells of a sweep
 // and with warmups of other cells: manifests are read-only.
 func (f *File) request(i int, it item, at time.Duration) Request {
-	r := Request{Index: i, Arrival: at, InputTokens: it.input, MaxTokens: it.output}
+	r := Request{Index: i, Arrival: at, InputTokens: it.input, MaxTokens: it.output, segs: it.segs}
 	switch {
 	case f.API == Chat:
 		r.Messages = []Message{{Role: "user", Content: it.text}}

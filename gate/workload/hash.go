@@ -38,6 +38,9 @@ type hashSettings struct {
 	Burstiness  number   `json:"burstiness"`
 	Sampling    Sampling `json:"sampling"`
 	SLO         SLO      `json:"slo"`
+	// PromptFormat is set only for text prompts, so the hashes of
+	// workloads written before the key existed do not change.
+	PromptFormat string `json:"prompt_format,omitempty"`
 }
 
 // Hash returns the hex sha256 of the canonical encoding of m: the version
@@ -57,6 +60,7 @@ func Hash(m *Manifest) string {
 	settings, _ := json.Marshal(hashSettings{
 		API: m.API, Model: m.Model, Concurrency: m.Concurrency, Rate: number(m.Rate),
 		Burstiness: number(m.Burstiness), Sampling: m.Sampling, SLO: m.SLO,
+		PromptFormat: m.PromptFormat,
 	})
 	var buf []byte
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(settings)))

@@ -64,6 +64,13 @@ type Manifest struct {
 	// requests); KindServing or empty for a serving workload.
 	Kind    string
 	Command *Command
+	// PromptFormat is PromptText when the prompts are words to calibrate
+	// against the server (Calibrate), else empty.
+	PromptFormat string
+	// Calibration is the fit the prompts were rendered with, nil before
+	// Calibrate.
+	Calibration *result.PromptCalibration
+	seed        uint64 // the dataset seed, for rendering text segments
 }
 
 // Request is one request of a manifest.
@@ -82,6 +89,8 @@ type Request struct {
 	InputTokens int
 	// MaxTokens is the requested output length.
 	MaxTokens int
+	// segs are the text segments of a PromptText request.
+	segs []segment
 }
 
 // Message is one chat message.

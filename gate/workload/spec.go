@@ -84,6 +84,10 @@ type Dataset struct {
 	// file's cells are skipped instead of failing validation.
 	Required bool
 	TokenIDs TokenRange
+	// PromptFormat is PromptText for calibrated word prompts, PromptTokenIDs
+	// when the file asks for token ids, or empty: the API's default (token
+	// ids for completions, uncalibrated words for chat).
+	PromptFormat string
 }
 
 // Load is the load shape. Concurrency and Rate hold one value, or several
@@ -98,6 +102,7 @@ type Load struct {
 // lines records the line of each field that expansion may still reject.
 type lines struct {
 	name, path, sha256, requests, required, minTokens, numPrefixes, tokenIDs int
+	promptFormat                                                             int
 }
 
 // cellSpec is one cell's load point.

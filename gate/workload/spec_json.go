@@ -16,7 +16,10 @@ func (f *File) spec(c cellSpec) []byte {
 		RangeRatio: ds.RangeRatio, PrefixTokens: ds.PrefixTokens, NumPrefixes: ds.NumPrefixes,
 		Seed: ds.Seed, Path: ds.Path, SHA256: ds.SHA256,
 	}
-	if generated(ds.Kind) && f.API == Completions {
+	if f.textMode() {
+		d.PromptFormat = PromptText
+	}
+	if generated(ds.Kind) && f.API == Completions && !f.textMode() {
 		r := ds.TokenIDs
 		d.TokenIDs = &r
 	}
