@@ -32,6 +32,9 @@ type Runner struct {
 	detail  sync.Mutex      // serialises writes to cfg.Detailed
 	// detailErr is the first error writing detailed records.
 	detailErr error
+	// calibrations are the prompt calibrations of text cells, by hash and
+	// model (guarded by mu).
+	calibrations map[string]result.PromptCalibration
 	// onEvent is passed to clients (tests and benchmarks only).
 	onEvent func(anchor time.Time, at time.Duration, data []byte)
 }

@@ -38,6 +38,11 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if err := ensureFDs(m); err != nil {
 		return fail(err.Error(), err)
 	}
+	cm, err := r.calibrate(ctx, m, res, c, model)
+	if err != nil {
+		return fail(err.Error(), err)
+	}
+	m = cm
 	for k := 0; k < n; k++ {
 		idx := len(res.Trials)
 		if ctx.Err() != nil {

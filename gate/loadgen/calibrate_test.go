@@ -1,0 +1,153 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/workload"
+)
+
+// textManifest expands a random workload with prompt_format text.
+func textManifest(t *testing.T, api string) *workload.Manifest {
+	t.Helper()
+	src := "name: text\napi: " + api + "\ndataset: {kind: random, input_tokens: 80, output_tokens: 4, range_ratio: 0.25, prompt_format: text}\n" +
+		"load: {requests: 12, concurrency: 4}\nwarmups: 2\ntimeout: 10s\n"
+	f, err := workload.Parse("text.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _, err := f.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms[0]
+}
+
+// TestCalibrateByUsage runs text prompts against the simulator, whose
+// tokenizer splits words longer than four letters, with its /tokenize
+// (method "tokenize") and hidden as on ollama (method "usage": the
+// prompt_tokens of two one-token requests). Either fit is recorded in the
+// result, and the server then counts the prompts within 3 % of their
+// input_tokens on average (each within 15 %) (uncalibrated, one word a token, it counts about a quarter
+// more).
+func TestCalibrateByUsage(t *testing.T) {
+	for _, tc := range []struct{ api, method string }{
+		{"completions", "usage"}, {"chat", "usage"}, {"completions", "tokenize"}, {"chat", "tokenize"},
+	} {
+		api := tc.api
+		cfg, err := sim.Preset("fast")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.New(cfg)
+		mux := http.NewServeMux()
+		if tc.method == "usage" {
+			mux.HandleFunc("POST /tokenize", http.NotFound)
+		}
+		mux.Handle("/", s)
+		ts := httptest.NewServer(mux)
+		t.Cleanup(func() { ts.Close(); s.Close() })
+		url := ts.URL
+		var detail bytes.Buffer
+		r := newRunner(t, url, func(c *Config) { c.Detailed = &detail })
+		m := textManifest(t, api)
+		res, err := r.Run(context.Background(), m, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := res.Workload.Calibration
+		if c == nil || c.Method != tc.method || len(c.Samples) != 2 || !(c.TokensPerWord > 1.05) {
+			t.Fatalf("%s: calibration %+v", api, c)
+		}
+		sc := bufio.NewScanner(&detail)
+		n, sent, wanted := 0, 0, 0
+		for sc.Scan() {
+			var d Detail
+			if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+				t.Fatal(err)
+			}
+			want := m.Requests[d.Index].InputTokens
+			sent, wanted = sent+d.InputTokens, wanted+want
+			if math.Abs(float64(d.InputTokens-want)) > 0.15*float64(want) {
+				t.Errorf("%s request %d: the server counted %d prompt tokens for input_tokens %d", api, d.Index, d.InputTokens, want)
+			}
+			n++
+		}
+		if n != len(m.Requests) {
+			t.Fatalf("%s: %d records", api, n)
+		}
+		// Words differ in tokens, so single prompts scatter; the mean is
+		// what the fit controls.
+		if e := float64(sent)/float64(wanted) - 1; math.Abs(e) > 0.03 {
+			t.Errorf("%s/%s: prompts average %+.1f %% off their input_tokens", api, tc.method, 100*e)
+		}
+	}
+}
+
+// TestCalibrateByTokenize: a server with /tokenize (here two tokens a word
+// plus one) is asked there, once per probe and once per Runner and cell
+// however many times the trials are run.
+func TestCalibrateByTokenize(t *testing.T) {
+	cfg, err := sim.Preset("fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.New(cfg)
+	calls := 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+		var b struct {
+			Model  string `json:"model"`
+			Prompt string `json:"prompt"`
+		}
+		if json.NewDecoder(r.Body).Decode(&b) != nil || b.Model == "" || b.Prompt == "" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		calls++
+		fmt.Fprintf(w, `{"count":%d,"max_model_len":4096,"tokens":[]}`, 2*len(strings.Fields(b.Prompt))+1)
+	})
+	mux.Handle("/", s)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	r := newRunner(t, ts.URL, nil)
+	m := textManifest(t, "completions")
+	res, err := r.Run(context.Background(), m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Workload.Calibration
+	if c == nil || c.Method != "tokenize" || c.TokensPerWord != 2 || c.OverheadTokens != 1 {
+		t.Fatalf("calibration %+v", c)
+	}
+	if err := r.RunTrials(context.Background(), m, res, 1); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || len(res.Trials) != 2 {
+		t.Errorf("%d /tokenize calls over %d trials, want 2 (one per probe, once)", calls, len(res.Trials))
+	}
+}
+
+// TestCalibrationFailure: a server that counts no prompt tokens leaves
+// text prompts unsizable, which fails the cell with the reason instead of
+// sending prompts of unknown length.
+func TestCalibrationFailure(t *testing.T) {
+	ts := newFake(t, &fake{})
+	r := newRunner(t, ts.URL, nil)
+	res, err := r.Run(context.Background(), textManifest(t, "completions"), 1)
+	if err == nil || !strings.Contains(err.Error(), "cannot be sized") {
+		t.Fatalf("error %v", err)
+	}
+	if res.Complete || len(res.Trials) != 0 {
+		t.Errorf("complete %v with %d trials", res.Complete, len(res.Trials))
+	}
+}
