@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -55,10 +56,10 @@ func (r *Runner) calibrate(ctx context.Context, m *workload.Manifest, res *resul
 // fit measures the probes' token counts and fits the calibration.
 func (r *Runner) fit(ctx context.Context, m *workload.Manifest, c *client, model string, probes []workload.Request) (result.PromptCalibration, error) {
 	var counts [2]int
-	if r.tokenizeAll(ctx, m, c, model, probes, &counts) {
+	if p := r.profile(); p.Tokenize != "" && r.tokenizeAll(ctx, m, c, model, probes, p, &counts) {
 		return workload.FitCalibration("tokenize", counts)
 	}
-	bodies, err := encodeBodies(m, probes, model, "", !r.cfg.NoContinuousUsage)
+	bodies, err := encodeBodies(m, probes, model, "", r.profile(), !r.cfg.NoContinuousUsage)
 	if err != nil {
 		return result.PromptCalibration{}, err
 	}
@@ -82,19 +83,25 @@ func (r *Runner) fit(ctx context.Context, m *workload.Manifest, c *client, model
 	return workload.FitCalibration("usage", counts)
 }
 
-// tokenizeAll counts the probes' tokens with POST /tokenize (vLLM's
-// shape: {"model", "prompt"} or {"model", "messages"}, answered with
-// "count" or "tokens"). It reports false when the server has no such
-// endpoint or answers something else, and the caller falls back to usage.
-func (r *Runner) tokenizeAll(ctx context.Context, m *workload.Manifest, c *client, model string, probes []workload.Request, counts *[2]int) bool {
+// tokenizeAll counts the probes' tokens with the engine profile's
+// tokenizer endpoint: vLLM's and SGLang's shape {"model", "prompt"} or
+// {"model", "messages"}, llama.cpp's {"content"}, answered with "count"
+// or "tokens". It reports false when the server has no such endpoint or
+// answers something else, and the caller falls back to usage.
+func (r *Runner) tokenizeAll(ctx context.Context, m *workload.Manifest, c *client, model string, probes []workload.Request, prof engine.Profile, counts *[2]int) bool {
 	for i, p := range probes {
 		body := map[string]any{"model": model}
-		if p.Messages != nil {
+		switch {
+		case p.Messages != nil && prof.Name == engine.LlamaCpp:
+			return false // its /tokenize counts no chat template
+		case p.Messages != nil:
 			body["messages"] = p.Messages
-		} else {
+		case prof.Name == engine.LlamaCpp:
+			body = map[string]any{"content": p.Prompt, "add_special": true}
+		default:
 			body["prompt"] = p.Prompt
 		}
-		n, ok := r.tokenize(ctx, c, body)
+		n, ok := r.tokenize(ctx, c, prof.Tokenize, body)
 		if !ok {
 			return false
 		}
@@ -103,14 +110,14 @@ func (r *Runner) tokenizeAll(ctx context.Context, m *workload.Manifest, c *clien
 	return true
 }
 
-func (r *Runner) tokenize(ctx context.Context, c *client, body map[string]any) (int, bool) {
+func (r *Runner) tokenize(ctx context.Context, c *client, path string, body map[string]any) (int, bool) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return 0, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+"/tokenize", bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+path, bytes.NewReader(data))
 	if err != nil {
 		return 0, false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/gate/engine"
 	"net/http"
 	"strings"
 	"sync"
@@ -35,6 +36,11 @@ type Runner struct {
 	// calibrations are the prompt calibrations of text cells, by hash and
 	// model (guarded by mu).
 	calibrations map[string]result.PromptCalibration
+	// engine is the resolved engine profile (resolveEngine), with the
+	// version the server's own endpoint named when it was detected.
+	engineMu      sync.Mutex
+	engine        engine.Profile
+	engineVersion string
 	// onEvent is passed to clients (tests and benchmarks only).
 	onEvent func(anchor time.Time, at time.Duration, data []byte)
 }

@@ -20,20 +20,23 @@ type prober struct {
 
 // attempt runs one pass of the protocol (see the package comment).
 func (p prober) attempt(ctx context.Context) (Info, error) {
-	status, _, err := p.get(ctx, "/health")
-	if err != nil {
-		return Info{}, err
-	}
 	healthy := false
-	switch status {
-	case http.StatusOK:
-		healthy = true
-	case http.StatusNotFound:
-		// No health endpoint: /v1/models decides.
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return Info{}, p.auth("/health", status)
-	default:
-		return Info{}, fmt.Errorf("GET /health: HTTP %d", status)
+	if !p.o.NoHealth {
+		hp := p.o.HealthPath
+		status, _, err := p.get(ctx, hp)
+		if err != nil {
+			return Info{}, err
+		}
+		switch status {
+		case http.StatusOK:
+			healthy = true
+		case http.StatusNotFound:
+			// No health endpoint: /v1/models decides.
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return Info{}, p.auth(hp, status)
+		default:
+			return Info{}, fmt.Errorf("GET %s: HTTP %d", hp, status)
+		}
 	}
 	status, body, err := p.get(ctx, "/v1/models")
 	if err != nil {
@@ -56,6 +59,9 @@ func (p prober) attempt(ctx context.Context) (Info, error) {
 		return Info{}, fmt.Errorf("GET /v1/models: %w", err)
 	}
 	info := Info{URL: p.base, Models: models, Health: healthy}
+	if healthy && p.o.HealthPath != "/health" {
+		info.HealthPath = p.o.HealthPath
+	}
 	if status, body, err := p.get(ctx, "/version"); err == nil && status == http.StatusOK {
 		info.Version = parseVersion(body)
 	}
