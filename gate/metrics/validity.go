@@ -17,12 +17,16 @@ type Limits struct {
 	// lag. Above it the client, not the server, set the pace, and TTFT is
 	// inflated by the client's own queueing.
 	DispatchLagMs float64
+	// MaxTokensPerChunk is the largest tolerated mean of output tokens per
+	// token message (0: not checked); see DefaultMaxTokensPerChunk.
+	MaxTokensPerChunk float64
 }
 
 // DefaultLimits: 1 % failures (the default) and 10 ms of dispatch
 // lag at p99, which is a tenth of a typical TTFT target and far above what
 // a healthy Go client shows (tens of microseconds).
-var DefaultLimits = Limits{FailureShare: 0.01, DispatchLagMs: 10}
+// Chunks may carry DefaultMaxTokensPerChunk tokens on average.
+var DefaultLimits = Limits{FailureShare: 0.01, DispatchLagMs: 10, MaxTokensPerChunk: DefaultMaxTokensPerChunk}
 
 // judge applies the validity rules to a finished trial. Every broken rule
 // is named, so a reader sees all the reasons at once.
@@ -44,6 +48,9 @@ func (a *Accumulator) judge(t *result.Trial, l Limits) (bool, string) {
 	}
 	if lag := t.Values["dispatch_lag_ms.p99"]; l.DispatchLagMs > 0 && lag > l.DispatchLagMs {
 		why = append(why, fmt.Sprintf("client saturated: dispatch lag p99 %.2f ms > %.2f ms", lag, l.DispatchLagMs))
+	}
+	if why1 := tokensPerChunkReason(t, l); why1 != "" {
+		why = append(why, why1)
 	}
 	if a.checks.bad > 0 {
 		why = append(why, fmt.Sprintf("%d requests with inconsistent metrics (e.g. %s)", a.checks.bad, a.checks.firstBad))
