@@ -37,10 +37,10 @@ func (a *Accumulator) judge(t *result.Trial, l Limits) (bool, string) {
 	case total == 0:
 		why = append(why, "no requests finished")
 	case a.completed == 0:
-		why = append(why, fmt.Sprintf("every request failed (%s)", errorSummary(a.errors)))
+		why = append(why, fmt.Sprintf("every request failed (%s)", quotedSummary(a.errors, a.samples)))
 	case float64(a.failed)/float64(total) > l.FailureShare:
 		why = append(why, fmt.Sprintf("%d of %d requests failed (%.1f%% > %.1f%%; %s)",
-			a.failed, total, 100*float64(a.failed)/float64(total), 100*l.FailureShare, errorSummary(a.errors)))
+			a.failed, total, 100*float64(a.failed)/float64(total), 100*l.FailureShare, quotedSummary(a.errors, a.samples)))
 	}
 	if a.checks.ignoreEOS > 0 {
 		why = append(why, fmt.Sprintf("%d of %d ignore_eos requests came back with a different token count than max_tokens (e.g. %s): the server clamped or ignored max_tokens",
