@@ -43,6 +43,10 @@ type Runner struct {
 	engineVersion string
 	// onEvent is passed to clients (tests and benchmarks only).
 	onEvent func(anchor time.Time, at time.Duration, data []byte)
+	// tok counts chunk texts after each trial; nil when the server has no
+	// /tokenize. probed: the server was asked once already.
+	tok    *tokenizer
+	probed bool
 }
 
 // New checks cfg and returns a Runner.

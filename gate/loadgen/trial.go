@@ -28,6 +28,14 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		model = m.Model
 	}
 	c := r.clientFor(m)
+	if !r.probed {
+		r.probed = true
+		r.tok = r.probeTokenizer(ctx, c, model)
+	}
+	if r.tok != nil {
+		r.tok.c = c
+	}
+	c.keepTexts = r.tok != nil
 	defer func() { res.FinishedAt = time.Now().UTC() }()
 	fail := func(reason string, err error) error {
 		res.Complete, res.IncompleteReason = false, reason
@@ -130,16 +138,48 @@ const interruptedHookTimeout = time.Second
 func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
 	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0)
 	prog := r.startProgress(m, idx, of)
+	// Requests whose chunks the server's tokenizer will count wait until
+	// the trial is over: counting them during it would load the server.
+	type held struct {
+		rq *workload.Request
+		x  *exchange
+	}
+	var (
+		heldMu sync.Mutex
+		later  []held
+	)
 	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS
+		prog.finished(x)
+		if r.tok != nil && needsCount(x) {
+			heldMu.Lock()
+			later = append(later, held{rq, x})
+			heldMu.Unlock()
+			return
+		}
+		x.texts, x.textEnds = nil, nil
 		if x.rec.ErrorType != canceled {
 			acc.Add(&x.rec)
 		}
-		prog.finished(x)
 		r.writeDetail(idx, rq, x)
 	}, prog)
 	prog.stop()
+	var warn string
+	if len(later) > 0 && !sent.interrupted {
+		xs := make([]*exchange, len(later))
+		for i, h := range later {
+			xs[i] = h.x
+		}
+		warn = r.tok.refine(context.WithoutCancel(ctx), xs)
+	}
+	for _, h := range later {
+		acc.Add(&h.x.rec)
+		r.writeDetail(idx, h.rq, h.x)
+	}
 	t := acc.Finish(sent.duration, m.GPUs, r.cfg.Limits)
+	if warn != "" {
+		t.Warnings = append(t.Warnings, warn)
+	}
 	if !sent.interrupted {
 		return t, false
 	}

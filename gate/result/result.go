@@ -183,6 +183,27 @@ type Trial struct {
 	Server map[string]float64 `json:"server,omitempty"`
 	// Warnings are caveats about this trial that did not invalidate it.
 	Warnings []string `json:"warnings,omitempty"`
+	// Tokens says how the output tokens of each streamed chunk were
+	// counted (docs/metrics.md); nil in imported results and in results
+	// written before perfgate recorded it.
+	Tokens *TokenCounting `json:"token_counting,omitempty"`
+}
+
+// TokenCounting records how a trial's per-chunk token counts were found,
+// which decides whether itl_token_ms is exact.
+type TokenCounting struct {
+	// Method is the method of most successful requests: usage_cumulative,
+	// usage_per_chunk, tokenize, even_split or one_per_chunk.
+	Method string `json:"method"`
+	// Requests counts successful requests per method when they differ.
+	Requests map[string]int `json:"requests,omitempty"`
+	// TokensPerChunk is the mean output tokens per token message.
+	TokensPerChunk float64 `json:"tokens_per_chunk"`
+	// ITLTokenApprox is true when some per-chunk counts were estimated
+	// (tokenize, even_split): itl_token_ms then divides each chunk gap among
+	// estimated tokens, as SGLang's bench_serving divides it among reported
+	// ones.
+	ITLTokenApprox bool `json:"itl_token_approximate,omitempty"`
 }
 
 // ValidTrials returns the trials that may enter a verdict.

@@ -1,0 +1,244 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+)
+
+// tokenizer counts the text of streamed chunks with the server's /tokenize
+// endpoint (vLLM: POST /tokenize {"model", "prompt", "add_special_tokens"}
+// answering {"count", "tokens", ...}; SGLang serves the same shape). It
+// runs after a trial, never while requests are measured: a request to the
+// server during the trial would load the server being measured.
+type tokenizer struct {
+	url   string
+	model string
+	c     *client
+	// cache maps a chunk's text to its count across trials: generated
+	// texts repeat (words, punctuation), so later trials cost little.
+	cache map[string]int
+}
+
+// Bounds of one trial's counting: distinct texts sent, requests in flight,
+// and the time it may take. Past them the approximate counts stay.
+const (
+	tokenizeMaxTexts    = 20000
+	tokenizeConcurrency = 4
+	tokenizeTimeout     = 60 * time.Second
+	tokenizeProbeTime   = 5 * time.Second
+)
+
+// probeTokenizer asks the server to count one word. It returns nil, and the
+// client keeps no chunk texts, when the server has no usable /tokenize
+// (ollama answers 404, OpenAI's API has none).
+func (r *Runner) probeTokenizer(ctx context.Context, c *client, model string) *tokenizer {
+	if r.cfg.NoTokenizer {
+		return nil
+	}
+	t := &tokenizer{url: r.base + "/tokenize", model: model, c: c, cache: map[string]int{}}
+	pctx, cancel := context.WithTimeout(ctx, tokenizeProbeTime)
+	defer cancel()
+	if n, err := t.count(pctx, "perfgate"); err != nil || n <= 0 {
+		return nil
+	}
+	return t
+}
+
+// count returns the number of tokens of text without special tokens.
+func (t *tokenizer) count(ctx context.Context, text string) (int, error) {
+	body, err := json.Marshal(map[string]any{"model": t.model, "prompt": text, "add_special_tokens": false})
+	if err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if t.c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+t.c.apiKey)
+	}
+	resp, err := t.c.http.Do(req)
+	if err != nil {
+		return 0, unwrapURLError(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("POST /tokenize: HTTP %d", resp.StatusCode)
+	}
+	var out struct {
+		Count  *int              `json:"count"`
+		Tokens []json.RawMessage `json:"tokens"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return 0, fmt.Errorf("POST /tokenize: %w", err)
+	}
+	if out.Count != nil {
+		return *out.Count, nil
+	}
+	if out.Tokens == nil {
+		return 0, fmt.Errorf("POST /tokenize: neither count nor tokens in the answer")
+	}
+	return len(out.Tokens), nil
+}
+
+// needsCount reports whether x's per-chunk counts are a fallback the
+// tokenizer can improve.
+func needsCount(x *exchange) bool {
+	m := x.rec.Tokens
+	return x.rec.Success && (m == metrics.TokensEvenSplit || m == metrics.TokensOnePerChunk) &&
+		len(x.textEnds) == x.rec.Chunks && x.rec.Chunks > 0
+}
+
+// chunkTexts decodes the output strings of each token message of x.
+func chunkTexts(x *exchange) ([]string, error) {
+	out := make([]string, len(x.textEnds))
+	start := 0
+	for i, end := range x.textEnds {
+		seg := x.texts[start:end]
+		start = int(end)
+		var b bytes.Buffer
+		for j := 0; j < len(seg); {
+			k, err := skipString(seg, j)
+			if err != nil {
+				return nil, err
+			}
+			var s string
+			if err := json.Unmarshal(seg[j:k], &s); err != nil {
+				return nil, err
+			}
+			b.WriteString(s)
+			j = k
+		}
+		out[i] = b.String()
+	}
+	return out, nil
+}
+
+// refine counts the chunk texts of xs and replaces their fallback counts,
+// scaled to the server's usage total when it reported one. It returns a
+// warning when counting failed; those exchanges keep their counts.
+func (t *tokenizer) refine(ctx context.Context, xs []*exchange) string {
+	texts := make([][]string, len(xs))
+	var todo []string
+	seen := map[string]bool{}
+	for i, x := range xs {
+		ts, err := chunkTexts(x)
+		if err != nil {
+			continue
+		}
+		texts[i] = ts
+		for _, s := range ts {
+			if _, ok := t.cache[s]; !ok && s != "" && !seen[s] {
+				seen[s] = true
+				todo = append(todo, s)
+			}
+		}
+	}
+	warn := ""
+	if len(todo) > tokenizeMaxTexts {
+		warn = fmt.Sprintf("tokenize: %d distinct chunk texts, more than %d; the rest keep their approximate counts", len(todo), tokenizeMaxTexts)
+		todo = todo[:tokenizeMaxTexts]
+	}
+	if err := t.countAll(ctx, todo); err != nil {
+		warn = fmt.Sprintf("tokenize: counting chunk texts with %s failed (%v); the approximate counts stay", "/tokenize", err)
+	}
+	for i, x := range xs {
+		if texts[i] != nil {
+			t.apply(x, texts[i])
+		}
+	}
+	return warn
+}
+
+// countAll fills the cache for texts, a few requests at a time.
+func (t *tokenizer) countAll(ctx context.Context, texts []string) error {
+	ctx, cancel := context.WithTimeout(ctx, tokenizeTimeout)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan string)
+	)
+	for range tokenizeConcurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range next {
+				n, err := t.count(ctx, s)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				} else if err == nil {
+					t.cache[s] = n
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, s := range texts {
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		select {
+		case next <- s:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	return first
+}
+
+// apply sets x's per-chunk counts from the cached counts of its texts,
+// when every text has one.
+func (t *tokenizer) apply(x *exchange, texts []string) {
+	counts := make([]uint32, len(texts))
+	sum := 0
+	for i, s := range texts {
+		if s == "" {
+			continue
+		}
+		n, ok := t.cache[s]
+		if !ok {
+			return
+		}
+		counts[i] = uint32(max(n, 0))
+		sum += int(counts[i])
+	}
+	if sum == 0 {
+		return // nothing to shape the counts with
+	}
+	rec := &x.rec
+	if x.usageSeen && rec.OutputTokens > 0 {
+		scaleTo(counts, rec.OutputTokens)
+	} else {
+		rec.OutputTokens = 0
+		for _, k := range counts {
+			rec.OutputTokens += int(k)
+		}
+	}
+	rec.Tokens = metrics.TokensTokenize
+	setCounts(rec, counts)
+}

@@ -1,0 +1,234 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+)
+
+// styleServer streams completions in one of the usage styles servers use,
+// chunk tokens per chunk, each token the word " w". With tokenize it serves
+// /tokenize counting words, so chunk texts can be counted exactly.
+type styleServer struct {
+	style    string // cumulative, per_chunk, zeros, final, none
+	chunk    int
+	tokenize bool
+}
+
+func (s styleServer) start(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"m","max_model_len":4096}]}`)
+	})
+	if s.tokenize {
+		mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Prompt string `json:"prompt"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			fmt.Fprintf(w, `{"count":%d,"max_model_len":4096,"tokens":[]}`, len(strings.Fields(req.Prompt)))
+		})
+	}
+	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		send := func(s string) { fmt.Fprintf(w, "data: %s\n\n", s); fl.Flush() }
+		sent := 0
+		for sent < req.MaxTokens {
+			if sent > 0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+			k := min(s.chunk, req.MaxTokens-sent)
+			sent += k
+			fin := "null"
+			if sent == req.MaxTokens {
+				fin = `"length"`
+			}
+			usage := ""
+			switch s.style {
+			case "cumulative":
+				usage = fmt.Sprintf(`,"usage":{"prompt_tokens":3,"completion_tokens":%d,"total_tokens":%d}`, sent, sent+3)
+			case "per_chunk":
+				usage = fmt.Sprintf(`,"usage":{"prompt_tokens":3,"completion_tokens":%d,"total_tokens":%d}`, k, k+3)
+			case "zeros": // ollama's completions
+				usage = `,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`
+			}
+			send(fmt.Sprintf(`{"id":"x","object":"text_completion","choices":[{"index":0,"text":"%s","finish_reason":%s}]%s}`, strings.Repeat(" w", k), fin, usage))
+		}
+		if s.style != "none" {
+			send(fmt.Sprintf(`{"id":"x","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":%d,"total_tokens":%d}}`, sent, sent+3))
+		}
+		send("[DONE]")
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestTokenCountingStyles runs every usage style with one and with three
+// tokens per chunk, with and without a server tokenizer: the output total,
+// the method recorded, whether itl_token_ms is approximate, and the ratio
+// of itl_ms to itl_token_ms (the tokens a gap was divided among) must come
+// out as docs/metrics.md says. The zeros rows are issue 11's ollama case,
+// where every trial used to be invalid ("tokens per chunk sum to 0").
+func TestTokenCountingStyles(t *testing.T) {
+	const maxTok = 12
+	tests := []struct {
+		style    string
+		chunk    int
+		tokenize bool
+		method   string
+		approx   bool
+		output   int     // output tokens per request
+		ratio    float64 // itl_ms.mean / itl_token_ms.mean
+		invalid  string  // part of the invalid reason, "" when valid
+	}{
+		{"cumulative", 1, false, "usage_cumulative", false, maxTok, 1, ""},
+		{"cumulative", 3, false, "usage_cumulative", false, maxTok, 3, ""},
+		{"cumulative", 3, true, "usage_cumulative", false, maxTok, 3, ""},
+		{"per_chunk", 1, false, "usage_per_chunk", false, maxTok, 1, ""},
+		{"per_chunk", 3, false, "usage_per_chunk", false, maxTok, 3, ""},
+		{"zeros", 1, false, "one_per_chunk", false, maxTok, 1, ""},
+		{"zeros", 3, false, "even_split", true, maxTok, 3, ""},
+		{"zeros", 3, true, "tokenize", true, maxTok, 3, ""},
+		{"final", 1, false, "one_per_chunk", false, maxTok, 1, ""},
+		{"final", 3, false, "even_split", true, maxTok, 3, ""},
+		{"final", 1, true, "tokenize", true, maxTok, 1, ""},
+		{"final", 3, true, "tokenize", true, maxTok, 3, ""},
+		// No usage at all: without a tokenizer the client can only count
+		// chunks; with one it recovers the real output length.
+		{"none", 1, false, "one_per_chunk", false, maxTok, 1, ""},
+		// Counting chunks undercounts, and the ignore_eos check says so.
+		{"none", 3, false, "one_per_chunk", false, maxTok / 3, 1, "ignore_eos requests came back with a different token count"},
+		{"none", 3, true, "tokenize", true, maxTok, 3, ""},
+	}
+	for _, tc := range tests {
+		name := fmt.Sprintf("%s/chunk%d/tokenize=%v", tc.style, tc.chunk, tc.tokenize)
+		t.Run(name, func(t *testing.T) {
+			url := styleServer{tc.style, tc.chunk, tc.tokenize}.start(t)
+			r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+			m := manifest(4, 4, 0, maxTok)
+			res, err := r.Run(context.Background(), m, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := res.Trials[0]
+			if tr.Valid != (tc.invalid == "") || !strings.Contains(tr.InvalidReason, tc.invalid) {
+				t.Fatalf("trial valid %v (%s), want invalid for %q", tr.Valid, tr.InvalidReason, tc.invalid)
+			}
+			if tr.Tokens == nil || tr.Tokens.Method != tc.method || tr.Tokens.ITLTokenApprox != tc.approx {
+				t.Fatalf("token counting %+v, want method %s approximate %v", tr.Tokens, tc.method, tc.approx)
+			}
+			if got := tr.Values["total_output_tokens"]; got != float64(4*tc.output) {
+				t.Errorf("total_output_tokens = %v, want %d", got, 4*tc.output)
+			}
+			ratio := tr.Values["itl_ms.mean"] / tr.Values["itl_token_ms.mean"]
+			if math.Abs(ratio-tc.ratio) > 1e-3 {
+				t.Errorf("itl_ms.mean / itl_token_ms.mean = %.4f, want %v (tokens per gap)", ratio, tc.ratio)
+			}
+			several := strings.Contains(strings.Join(tr.Warnings, "\n"), "tokens on average")
+			if want := float64(tc.output)/float64(maxTok/tc.chunk) > metrics.WarnTokensPerChunk; several != want {
+				t.Errorf("several-tokens warning %v, want %v: %q", several, want, tr.Warnings)
+			}
+		})
+	}
+}
+
+// TestResolveTokens pins the per-message counts of each style on one
+// request, including chat's role chunk (no text, no usage) and a finish
+// chunk without text.
+func TestResolveTokens(t *testing.T) {
+	type msg struct {
+		usage int // -1: none
+		text  bool
+	}
+	tests := []struct {
+		name      string
+		msgs      []msg
+		output    int // final usage (-1: none)
+		method    metrics.TokenMethod
+		first     int
+		gaps      []uint32 // nil: one per gap
+		outTokens int
+	}{
+		{"cumulative with a role chunk", []msg{{-1, false}, {1, true}, {3, true}, {4, true}}, 4,
+			metrics.TokensUsageCumulative, 0, []uint32{1, 2, 1}, 4},
+		{"cumulative, one each", []msg{{1, true}, {2, true}, {3, true}}, 3,
+			metrics.TokensUsageCumulative, 1, nil, 3},
+		{"per chunk", []msg{{2, true}, {2, true}, {1, true}}, 5,
+			metrics.TokensUsagePerChunk, 2, []uint32{2, 1}, 5},
+		{"zeros then a total: even split", []msg{{0, true}, {0, true}, {0, true}, {0, false}}, 7,
+			metrics.TokensEvenSplit, 2, []uint32{2, 3, 0}, 7},
+		{"final only, one each with an empty finish chunk", []msg{{-1, true}, {-1, true}, {-1, false}}, 2,
+			metrics.TokensOnePerChunk, 1, []uint32{1, 0}, 2},
+		{"no usage: count messages with text", []msg{{-1, false}, {-1, true}, {-1, true}}, -1,
+			metrics.TokensOnePerChunk, 0, nil, 2},
+		{"cumulative that stops short of the total", []msg{{1, true}, {2, true}}, 6,
+			metrics.TokensEvenSplit, 3, []uint32{3}, 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := metrics.Request{Chunks: len(tc.msgs)}
+			var per []uint32
+			last, all, seen := uint32(0), true, tc.output >= 0
+			for _, m := range tc.msgs {
+				if m.usage >= 0 {
+					last, seen = uint32(m.usage), true
+				} else if m.text {
+					all = false
+				}
+				v := last << 1
+				if m.text {
+					v |= 1
+				}
+				per = append(per, v)
+			}
+			if tc.output >= 0 {
+				rec.OutputTokens = tc.output
+			} else if seen {
+				rec.OutputTokens = int(last)
+			}
+			resolveTokens(&rec, per, all, seen)
+			if rec.Tokens != tc.method || rec.FirstChunkTokens != tc.first || fmt.Sprint(rec.GapTokens) != fmt.Sprint(tc.gaps) || rec.OutputTokens != tc.outTokens {
+				t.Errorf("got %v first %d gaps %v output %d, want %v first %d gaps %v output %d",
+					rec.Tokens, rec.FirstChunkTokens, rec.GapTokens, rec.OutputTokens, tc.method, tc.first, tc.gaps, tc.outTokens)
+			}
+		})
+	}
+}
+
+// TestScaleTo checks the largest-remainder rescaling of tokenizer counts.
+func TestScaleTo(t *testing.T) {
+	tests := []struct {
+		in    []uint32
+		total int
+		want  []uint32
+	}{
+		{[]uint32{1, 1, 1}, 3, []uint32{1, 1, 1}},
+		{[]uint32{1, 1, 1}, 4, []uint32{2, 1, 1}},
+		{[]uint32{2, 0, 2}, 2, []uint32{1, 0, 1}},
+		{[]uint32{3, 1}, 8, []uint32{6, 2}},
+		{[]uint32{0, 0}, 5, []uint32{0, 0}},
+	}
+	for _, tc := range tests {
+		got := append([]uint32(nil), tc.in...)
+		scaleTo(got, tc.total)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("scaleTo(%v, %d) = %v, want %v", tc.in, tc.total, got, tc.want)
+		}
+	}
+}
