@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/perfgate/perfgate/gate/result"
 	"gopkg.in/yaml.v3"
@@ -21,10 +22,17 @@ const (
 	PromptText = "text"
 )
 
-// ProbeWords are the word counts of the two calibration prompts. Two
-// lengths separate the tokens each word costs from the tokens every
-// request costs whatever its length (BOS, the chat template).
-var ProbeWords = [2]int{32, 160}
+// ProbeWords are the word counts of the two calibration prompts: every
+// entry of the word list once, in order, and that text twice. Prompts draw
+// their words uniformly from the list, so the first probe costs exactly
+// the expected tokens of len(words) drawn words: no sample of random
+// words, whose mix would stray from the mean (one token for "the",
+// several for a word the vocabulary lacks). Word-level tokenizers
+// (SentencePiece, and BPE after its split at spaces) never merge across a
+// space, so the difference of the two counts is the text's tokens and the
+// rest is what every request costs whatever its length (BOS, the chat
+// template).
+var ProbeWords = [2]int{len(words), 2 * len(words)}
 
 // segment is one stretch of a text prompt: a shared prefix or a request's
 // own words. Its words are the first words of the stream named key, so
@@ -101,9 +109,13 @@ func (m *Manifest) CalibrationProbes() []Request {
 	if m.PromptFormat != PromptText {
 		return nil
 	}
+	once := strings.Join(words, " ")
 	out := make([]Request, len(ProbeWords))
 	for i, w := range ProbeWords {
-		txt := text(w, newStream(m.seed, "text/calibration/"+strconv.Itoa(i)))
+		txt := once
+		if i == 1 {
+			txt = once + " " + once
+		}
 		out[i] = Request{Index: i, InputTokens: w, MaxTokens: 1}
 		if m.API == Chat {
 			out[i].Messages = []Message{{Role: "user", Content: txt}}

@@ -151,20 +151,25 @@ func TestCalibrationProbes(t *testing.T) {
 		if promptOf(p[0]) == promptOf(m.Requests[0]) {
 			t.Error("a probe repeats a measured prompt")
 		}
+		if promptOf(p[1]) != promptOf(p[0])+" "+promptOf(p[0]) {
+			t.Error("the second probe is not the first one twice")
+		}
 	}
 }
 
 func TestFitCalibration(t *testing.T) {
+	w := ProbeWords[0]
 	for _, c := range []struct {
 		counts       [2]int
 		perWord, per float64
 		err          string
 	}{
-		{[2]int{33, 161}, 1, 1, ""},               // one token a word plus BOS
-		{[2]int{70, 326}, 2, 6, ""},               // two a word, a six-token chat template
-		{[2]int{32, 160}, 1, 0, ""},               // exact
-		{[2]int{20, 100}, 0.625, 0, ""},           // merges: fewer tokens than words, overhead clamps at 0
-		{[2]int{50, 50}, 0, 0, "cannot be sized"}, // a server counting something else
+		{[2]int{w + 1, 2*w + 1}, 1, 1, ""},                            // one token a word plus BOS
+		{[2]int{2*w + 6, 4*w + 6}, 2, 6, ""},                          // two a word, a six-token chat template
+		{[2]int{w, 2 * w}, 1, 0, ""},                                  // exact
+		{[2]int{100, 200}, 100 / float64(w), 0, ""},                   // fewer tokens than words
+		{[2]int{w + 44, 2*w + 87}, float64(w+43) / float64(w), 1, ""}, // overhead is 2*(w+44)-(2w+87)
+		{[2]int{50, 50}, 0, 0, "cannot be sized"},                     // a server counting something else
 		{[2]int{0, 0}, 0, 0, "cannot be sized"},
 	} {
 		got, err := FitCalibration("usage", c.counts)
