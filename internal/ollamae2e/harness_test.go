@@ -1,0 +1,255 @@
+package ollamae2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/internal/ggufgen"
+)
+
+// model is the name the tiny model is registered under.
+const model = "perfgate-tiny"
+
+// harness holds one test's files: the perfgate binary, the model store,
+// the workloads, and the ollama that registered the model (left running
+// for the --url runs, with four parallel slots like the baseline's).
+type harness struct {
+	t           *testing.T
+	dir         string
+	ollama      string
+	perfgateBin string
+	addr        string // host:port of the registering ollama
+}
+
+func newHarness(t *testing.T, bin string) *harness {
+	h := &harness{t: t, dir: t.TempDir(), ollama: bin}
+	for _, d := range []string{"home", "models"} {
+		if err := os.Mkdir(h.path(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.perfgateBin = os.Getenv("PERFGATE_BIN")
+	if h.perfgateBin == "" {
+		h.perfgateBin = h.path("perfgate")
+		build := exec.Command("go", "build", "-o", h.perfgateBin, "./cmd/perfgate")
+		build.Dir = moduleRoot(t)
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build ./cmd/perfgate: %v\n%s", err, out)
+		}
+	}
+	f, err := os.Create(h.path("model.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ggufgen.Tiny().Write(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// One thread per runner: ggml's worker threads spin at their
+	// barriers, which on a shared 2-core runner stalls decoding for
+	// whole scheduler slices; one thread measures the engine, not the
+	// neighbours.
+	h.write("Modelfile", "FROM ./model.gguf\nPARAMETER num_thread 1\n")
+	for _, api := range []string{"completions", "chat"} {
+		h.write(api+".yaml", workload(api))
+	}
+	return h
+}
+
+// workload is a small text-prompt workload of api: 16 requests at
+// concurrency 4, 32 tokens each, five trials. The tolerances are wide: a
+// shared CI runner is noisy, and the slowdown the test gates is several
+// times larger.
+func workload(api string) string {
+	seed := map[string]string{"completions": "1", "chat": "2"}[api]
+	var gate strings.Builder
+	for _, m := range []string{"ttft_ms.p50", "ttft_ms.p99", "tpot_ms.p50", "tpot_ms.p99", "e2el_ms.p50", "e2el_ms.p99", "output_throughput", "request_throughput"} {
+		gate.WriteString("  - {metric: " + m + ", tolerance: 40%}\n")
+	}
+	return "name: ollama-" + api + "\n" +
+		"description: tiny random-weight model on ollama, " + api + ", text prompts\n" +
+		"api: " + api + "\nmodel: " + model + ":latest\n" + // ollama lists the tag
+		"dataset: {kind: random, input_tokens: 48, output_tokens: 32, seed: " + seed + ", prompt_format: text}\n" +
+		"load: {requests: 16, concurrency: 4}\n" +
+		"sampling: {temperature: 0, ignore_eos: true}\n" +
+		"warmups: 2\ntrials: {min: 5, max: 5}\ntimeout: 60s\n" +
+		"gate:\n" + gate.String()
+}
+
+func (h *harness) path(elem ...string) string {
+	return filepath.Join(append([]string{h.dir}, elem...)...)
+}
+
+func (h *harness) write(name, content string) {
+	if err := os.WriteFile(h.path(name), []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// env is the environment of an ollama on addr with parallel slots.
+func (h *harness) env(addr string, parallel int) []string {
+	return []string{
+		"OLLAMA_HOST=" + addr,
+		"OLLAMA_MODELS=" + h.path("models"),
+		"HOME=" + h.path("home"), // ollama writes its key under ~/.ollama
+		"OLLAMA_NUM_PARALLEL=" + strconv.Itoa(parallel),
+		"OLLAMA_CONTEXT_LENGTH=2048",
+	}
+}
+
+// launch returns the flags that make perfgate start an ollama on addr.
+func (h *harness) launch(addr string, parallel int) []string {
+	args := []string{"--server-cmd", h.ollama + " serve", "--server-log", h.path("ollama-" + strings.ReplaceAll(addr, ":", "-") + ".log")}
+	for _, e := range h.env(addr, parallel) {
+		args = append(args, "--server-env", e)
+	}
+	return args
+}
+
+// launchConfig writes a perfgate.yaml whose server section launches an
+// ollama on addr, for perfgate gate, and returns its path.
+func (h *harness) launchConfig(name, addr string, parallel int) string {
+	var b strings.Builder
+	b.WriteString("server:\n  command: [" + strconv.Quote(h.ollama) + ", serve]\n")
+	b.WriteString("  log: " + strconv.Quote(h.path("ollama-"+name+".log")) + "\n  env:\n")
+	for _, e := range h.env(addr, parallel) {
+		b.WriteString("    - " + strconv.Quote(e) + "\n")
+	}
+	h.write(name+".perfgate.yaml", b.String())
+	return h.path(name + ".perfgate.yaml")
+}
+
+// register starts the --url ollama, waits for it and creates the model.
+func (h *harness) register() {
+	t := h.t
+	h.addr = freePort(t)
+	log, err := os.Create(h.path("ollama-register.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(h.ollama, "serve")
+	srv.Env = append(baseEnv(), h.env(h.addr, 4)...)
+	srv.Stdout, srv.Stderr = log, log
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := srv.Start(); err != nil {
+		t.Fatalf("start %s serve: %v", h.ollama, err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-srv.Process.Pid, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		log.Close()
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + h.addr + "/api/version")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(h.path("ollama-register.log"))
+			t.Fatalf("ollama on %s not ready within 60 s: %v\n%s", h.addr, err, b)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	create := exec.Command(h.ollama, "create", model, "-f", "Modelfile")
+	create.Dir = h.dir
+	create.Env = append(baseEnv(), h.env(h.addr, 4)...)
+	if out, err := create.CombinedOutput(); err != nil {
+		t.Fatalf("ollama create: %v\n%s", err, out)
+	}
+}
+
+// perfgate runs the perfgate binary in the test's directory (so no
+// perfgate.yaml of the repository applies) and returns its exit status
+// and combined output.
+func (h *harness) perfgate(args ...string) (int, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.perfgateBin, args...)
+	cmd.Dir = h.dir
+	cmd.Env = baseEnv()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee) && ctx.Err() == nil:
+		return ee.ExitCode(), out.String()
+	}
+	h.t.Fatalf("perfgate %s: %v\n%s", strings.Join(args, " "), err, out.String())
+	return -1, ""
+}
+
+// baseEnv is the test's environment without what would change
+// perfgate's behaviour: GitHub Actions' variables (it would post
+// comments), perfgate's own settings and API keys, and an ollama address.
+// HOME stays; the ollama environments replace it (the last entry wins).
+func baseEnv() []string {
+	var out []string
+	for _, e := range os.Environ() {
+		name, _, _ := strings.Cut(e, "=")
+		switch {
+		case strings.HasPrefix(name, "GITHUB_"), strings.HasPrefix(name, "ACTIONS_"), name == "CI",
+			strings.HasPrefix(name, "PERFGATE_"), strings.HasPrefix(name, "OLLAMA_"),
+			name == "OPENAI_API_KEY":
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// freePort returns a loopback host:port nothing listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// moduleRoot is the directory of the module's go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
