@@ -46,7 +46,10 @@ build() {
 	local src malgo
 	src=$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "github.com/ollama/ollama@v$OLLAMA_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
 	malgo=$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
-	[ -d "$src" ] && [ -f "$malgo/miniaudio.h" ] || { echo "ollama.sh: go mod download gave no source ($src, $malgo)" >&2; return 1; }
+	if [ ! -d "$src" ] || [ ! -f "$malgo/miniaudio.h" ]; then
+		echo "ollama.sh: go mod download gave no source ($src, $malgo)" >&2
+		return 1
+	fi
 	mkdir -p "$work/include/miniaudio"
 	cp "$malgo/miniaudio.h" "$work/include/miniaudio/"
 	cp -r "$src" "$work/src"
