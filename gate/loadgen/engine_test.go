@@ -145,6 +145,26 @@ func TestEngineDetectedAndUsed(t *testing.T) {
 	}
 }
 
+// TestEngineIgnoreEOSWarning: a workload with ignore_eos against an
+// engine that does not honour it says so in every trial's warnings, so a
+// reader knows output lengths follow the model.
+func TestEngineIgnoreEOSWarning(t *testing.T) {
+	_, url := startImitation(t, engine.Ollama)
+	r := newRunner(t, url, nil)
+	res, err := r.Run(context.Background(), chatManifest(), 1) // IgnoreEOS set
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := res.Trials[0].Warnings; len(w) == 0 || !strings.Contains(strings.Join(w, "\n"), "Ollama (engine ollama) does not honour it") {
+		t.Errorf("warnings %q", w)
+	}
+	_, url = startImitation(t, engine.VLLM)
+	res, err = newRunner(t, url, nil).Run(context.Background(), chatManifest(), 1)
+	if err != nil || strings.Contains(strings.Join(res.Trials[0].Warnings, "\n"), "ignore_eos") {
+		t.Errorf("vLLM: %v %q", err, res.Trials[0].Warnings)
+	}
+}
+
 // TestEngineConfiguredNoHealth: with server.engine: ollama, readiness
 // never probes /health (ollama has none) and is quick.
 func TestEngineConfiguredNoHealth(t *testing.T) {
