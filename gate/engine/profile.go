@@ -178,6 +178,7 @@ var profiles = map[Name]Profile{
 		Metrics: map[string]string{
 			"vllm:num_requests_running":    "llamacpp:requests_processing",
 			"vllm:num_requests_waiting":    "llamacpp:requests_deferred",
+			"vllm:kv_cache_usage_perc":     "llamacpp:kv_cache_usage_ratio",
 			"vllm:prompt_tokens_total":     "llamacpp:prompt_tokens_total",
 			"vllm:generation_tokens_total": "llamacpp:tokens_predicted_total",
 		},
