@@ -84,6 +84,10 @@ type Profile struct {
 	// has none: readiness is then GET /v1/models alone, and a 404 on
 	// /health never delays it).
 	HealthPath string
+	// NoModelsHint says how the engine comes to list a model, for a
+	// readiness wait that sees an empty /v1/models ("" when it lists its
+	// model once it serves).
+	NoModelsHint string
 	// ChatMaxTokens are the request fields set to a chat request's token
 	// bound. OpenAI deprecated max_tokens for max_completion_tokens; some
 	// engines read only one of the two, so where an engine accepts both
@@ -165,6 +169,7 @@ var profiles = map[Name]Profile{
 	},
 	Ollama: {
 		Name: Ollama, Title: "Ollama",
+		NoModelsHint:  "ollama lists a model only once it was pulled or created: run `ollama pull MODEL` or `ollama create MODEL -f Modelfile` against this server, or point OLLAMA_MODELS at a directory that holds it",
 		ChatMaxTokens: []string{"max_tokens"},
 		// ollama maps max_tokens to num_predict and has no ignore_eos.
 		CompletionsUsage: UsageZeros, ChatUsage: UsageFinal,

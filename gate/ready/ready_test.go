@@ -232,3 +232,16 @@ func TestWaitProfileHealth(t *testing.T) {
 		t.Errorf("HealthPath /ping: %+v, %v", info, err)
 	}
 }
+
+// TestWaitNoModelsHint: a server that lists no model says, in the error
+// after the timeout, how the engine comes to list one.
+func TestWaitNoModelsHint(t *testing.T) {
+	f := &fake{health: 404, models: 200, noModels: true}
+	ts := httptest.NewServer(f.handler())
+	defer ts.Close()
+	_, err := Wait(context.Background(), Options{URL: ts.URL, NoHealth: true, NoModelsHint: "pull it first",
+		Timeout: 300 * time.Millisecond, Interval: 20 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "GET /v1/models: no models listed (pull it first)") {
+		t.Errorf("err = %v", err)
+	}
+}

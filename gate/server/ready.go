@@ -95,7 +95,7 @@ func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.D
 		Interval: pollInterval, Died: p.done, Hints: p.hints,
 	}
 	if prof, err := engine.Get(p.engine); err == nil {
-		opts.HealthPath, opts.NoHealth = prof.HealthPath, prof.HealthPath == ""
+		opts.HealthPath, opts.NoHealth, opts.NoModelsHint = prof.HealthPath, prof.HealthPath == "", prof.NoModelsHint
 	}
 	info, err := ready.Wait(ctx, opts)
 	if err != nil {
