@@ -207,6 +207,9 @@ var profiles = map[Name]Profile{
 	},
 	OpenAI: {
 		Name: OpenAI, Title: "an OpenAI-compatible server",
+		// /health where there is one; its 404 hands readiness to
+		// /v1/models at once (package ready).
+		HealthPath: "/health",
 		// Nothing is known: send both bounds, so a server that reads
 		// either stops where asked; assume what the OpenAI API promises
 		// and nothing more. Continuous usage is still asked for (as
