@@ -80,9 +80,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if warm != "" {
 			t.Warnings = append(t.Warnings, warm)
 		}
-		if m.Sampling.IgnoreEOS && !prof.IgnoreEOS {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("the workload sets ignore_eos but %s (engine %s) does not honour it: requests may stop at EOS before max_tokens", prof.Title, prof.Name))
-		}
+		t.Warnings = append(t.Warnings, engineWarnings(m, prof)...)
 		// AfterTrial runs even for an interrupted trial, so server-side
 		// counters stay paired with what was measured; after an interrupt
 		// it gets a second at most, since the partial result must be
