@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/perfgate/perfgate/gate/health"
+	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/server"
+	"github.com/perfgate/perfgate/gate/server/fingerprint"
+)
+
+// healthEnv turns runner health off ("off") or makes its findings
+// warnings only ("record"); unset or "on" samples and applies the rules.
+// An environment variable rather than a flag: the setting belongs to the
+// runner (a shared GPU machine), not to a workload or a command line, and
+// run, gate and calibrate all honour it alike (docs/run.md).
+const healthEnv = "PERFGATE_RUNNER_HEALTH"
+
+// serveHealth is the runner-health hook of a run against a server, nil
+// when PERFGATE_RUNNER_HEALTH=off. nvidia-smi and dmesg run through the
+// fingerprint's bounded exec; /proc is read directly; the launched
+// server's process group comes with the context serveRun hands the run.
+func serveHealth() loadgen.TrialHook {
+	mode := strings.ToLower(strings.TrimSpace(os.Getenv(healthEnv)))
+	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group}
+	switch mode {
+	case "off":
+		return nil
+	case "", "on":
+		return k
+	case "record":
+		k.RecordOnly = true
+		return k
+	}
+	return &healthWarnHook{Hook: k, warning: fmt.Sprintf("%s=%q is none of off, record, on: runner health was sampled and judged as with on", healthEnv, mode)}
+}
+
+// healthExec runs a tool like the fingerprint does, saying "not
+// installed" in health's terms (no nvidia-smi: host health only).
+func healthExec(ctx context.Context, name string, args ...string) ([]byte, error) {
+	out, err := fingerprint.Exec(ctx, name, args...)
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %v", health.ErrNotInstalled, err)
+	}
+	return out, err
+}
+
+// healthWarnHook is the hook of a mistyped PERFGATE_RUNNER_HEALTH: each
+// trial says so, since hooks have no other place to report to.
+type healthWarnHook struct {
+	*health.Hook
+	warning string
+}
+
+func (h *healthWarnHook) AfterTrial(ctx context.Context, idx int, t *result.Trial) error {
+	err := h.Hook.AfterTrial(ctx, idx, t)
+	t.Warnings = append(t.Warnings, h.warning)
+	return err
+}
