@@ -28,7 +28,7 @@ import (
 // (serveHealth).
 func serveHooks(url string) []loadgen.TrialHook {
 	hooks := []loadgen.TrialHook{&scrape.Hook{URL: url}}
-	if h := serveHealth(); h != nil {
+	if h := serveHealth(url); h != nil {
 		hooks = append(hooks, h)
 	}
 	return hooks

@@ -53,6 +53,10 @@ type Hook struct {
 	// RecordOnly records everything but turns invalidating findings into
 	// warnings (a shared GPU where other processes are expected).
 	RecordOnly bool
+	// SkipGPU, when set, says why this machine's GPUs are not the
+	// server's (it runs elsewhere): they are not sampled, and SkipGPU is
+	// recorded as Health.GPU.
+	SkipGPU string
 
 	mu      sync.Mutex
 	legacy  bool   // the driver wants clocks_throttle_reasons
@@ -242,6 +246,9 @@ func (k *Hook) sample(ctx context.Context, tr *trial) (thinned bool) {
 // is nil when the processes were not read.
 func (k *Hook) gpus(ctx context.Context) (gpus []result.GPUSample, apps []result.GPUProcess, notes []string) {
 	k.mu.Lock()
+	if k.SkipGPU != "" && k.noGPU == "" {
+		k.noGPU = k.SkipGPU
+	}
 	skip, legacy, seenOK := k.noGPU != "", k.legacy, k.gpuOK
 	k.mu.Unlock()
 	if skip {

@@ -201,3 +201,13 @@ func TestHookBoundsSamples(t *testing.T) {
 		}
 	}
 }
+
+// A server on another machine: this machine's GPUs are not sampled at all.
+func TestHookSkipGPU(t *testing.T) {
+	run := &fakeRunner{gpus: cleanGPU, apps: "777, python3, 2048, GPU-a\n"}
+	k := &Hook{Run: run.run, ReadFile: (&fakeProc{}).read, Interval: time.Hour, SkipGPU: "the server is not on this machine"}
+	tr := runTrial(t, k, 0, nil)
+	if !tr.Valid || tr.Health.GPU != "the server is not on this machine" || len(tr.Health.Processes) != 0 || len(run.calls) != 0 {
+		t.Errorf("valid %v, health %+v, calls %v", tr.Valid, tr.Health, run.calls)
+	}
+}
