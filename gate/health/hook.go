@@ -22,7 +22,7 @@ var ErrNotInstalled = errors.New("not installed")
 // Defaults of a zero Hook.
 const (
 	DefaultInterval   = 10 * time.Second
-	DefaultMaxSamples = 32
+	DefaultMaxSamples = 12
 	// maxProcesses bounds the compute processes recorded per trial.
 	maxProcesses = 64
 )
