@@ -204,3 +204,22 @@ func TestHealthLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestGateHealthHWSlowdown: perfgate gate records the runner's health the
+// same way: HW-slowdown throttling invalidates the trials it measured.
+func TestGateHealthHWSlowdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end gate run against the simulator")
+	}
+	fakeGPUTools(t, slowGPU, noGPUProcess)
+	ts := runSim(t)
+	r, _ := serveGate(t, ts.URL)
+	if len(r.Trials) == 0 {
+		t.Fatal("no trials")
+	}
+	for _, tr := range r.Trials {
+		if tr.Valid || tr.Health == nil || !strings.Contains(tr.InvalidReason, "GPU 0 hw_slowdown") {
+			t.Errorf("trial %d: valid %v, reason %q", tr.Index, tr.Valid, tr.InvalidReason)
+		}
+	}
+}
