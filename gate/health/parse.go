@@ -231,13 +231,16 @@ func ParseXid(out []byte) []Xid {
 	return xs
 }
 
-// ProcStat is what Classify needs of /proc/<pid>/stat.
+// ProcStat is what Owner needs of /proc/<pid>/stat.
 type ProcStat struct {
 	PPID, PGRP int
+	// Start is the process's start time in clock ticks since boot; 0
+	// when the line is too short to say.
+	Start uint64
 }
 
 // ParseProcStat parses /proc/<pid>/stat: "pid (comm) state ppid pgrp ...",
-// where comm may hold spaces and parentheses.
+// where comm may hold spaces and parentheses; the start time is field 22.
 func ParseProcStat(data []byte) (ProcStat, error) {
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
@@ -252,7 +255,11 @@ func ParseProcStat(data []byte) (ProcStat, error) {
 	if err1 != nil || err2 != nil {
 		return ProcStat{}, fmt.Errorf("proc stat: ppid %q or pgrp %q is not a number", clip(f[1]), clip(f[2]))
 	}
-	return ProcStat{PPID: ppid, PGRP: pgrp}, nil
+	st := ProcStat{PPID: ppid, PGRP: pgrp}
+	if len(f) > 19 {
+		st.Start, _ = strconv.ParseUint(f[19], 10, 64)
+	}
+	return st, nil
 }
 
 // number parses a nvidia-smi value; "[N/A]", "[Not Supported]" and other
