@@ -149,14 +149,16 @@ func Judge(h *result.Health, lim Limits) (invalid, warnings []string) {
 	if len(h.Xid) > 0 {
 		invalid = append(invalid, fmt.Sprintf("the kernel logged %d NVIDIA Xid error(s) during the trial, first: %s", len(h.Xid), h.Xid[0]))
 	}
+	// The host warnings carry no figures (those are in the summary), so
+	// the report can count the trials that share one.
 	if h.CPUs > 0 && s.MaxLoad1 > lim.LoadPerCPU*float64(h.CPUs) {
-		warnings = append(warnings, fmt.Sprintf("host busy: load average up to %.1f on %d CPUs during the trial; the client and the server waited for CPU time", s.MaxLoad1, h.CPUs))
+		warnings = append(warnings, fmt.Sprintf("host busy: the load average exceeded the %d CPUs during the trial (health.summary.max_load1); the client and the server waited for CPU time", h.CPUs))
 	}
 	if s.StealPct > lim.StealPct {
-		warnings = append(warnings, fmt.Sprintf("host CPU steal %.1f %% during the trial (above %g %%): the hypervisor gave these CPUs to other guests", s.StealPct, lim.StealPct))
+		warnings = append(warnings, fmt.Sprintf("host CPU steal above %g %% during the trial (health.summary.steal_pct): the hypervisor gave these CPUs to other guests", lim.StealPct))
 	}
 	if s.MemTotalMiB > 0 && s.MinMemAvailableMiB < lim.MemAvailable*s.MemTotalMiB {
-		warnings = append(warnings, fmt.Sprintf("host memory low: %.1f GiB of %.1f GiB available during the trial (under %g %%)", s.MinMemAvailableMiB/1024, s.MemTotalMiB/1024, 100*lim.MemAvailable))
+		warnings = append(warnings, fmt.Sprintf("host memory low: under %g %% of %.0f GiB available during the trial (health.summary.min_mem_available_mib)", 100*lim.MemAvailable, s.MemTotalMiB/1024))
 	}
 	return invalid, warnings
 }

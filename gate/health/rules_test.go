@@ -53,13 +53,13 @@ func TestJudge(t *testing.T) {
 		{name: "Xid", h: result.Health{CPUs: 8, Samples: []result.HealthSample{host(1, 40000)}, Xid: []string{"NVRM: Xid (PCI:0000:3b:00): 79"}},
 			invalid: []string{"the kernel logged 1 NVIDIA Xid error(s) during the trial, first: NVRM: Xid (PCI:0000:3b:00): 79"}},
 		{name: "load above the CPUs", h: result.Health{CPUs: 2, Samples: []result.HealthSample{host(1.5, 40000), host(2.6, 40000)}},
-			warn: []string{"host busy: load average up to 2.6 on 2 CPUs"}},
+			warn: []string{"host busy: the load average exceeded the 2 CPUs during the trial (health.summary.max_load1)"}},
 		{name: "load at the CPUs is not busy", h: result.Health{CPUs: 2, Samples: []result.HealthSample{host(2, 40000)}}},
 		{name: "steal", h: result.Health{CPUs: 8, Samples: []result.HealthSample{host(1, 40000)}, Summary: result.HealthSummary{StealPct: 7.25}},
-			warn: []string{"host CPU steal 7.2 % during the trial (above 5 %)"}},
+			warn: []string{"host CPU steal above 5 % during the trial (health.summary.steal_pct)"}},
 		{name: "steal at the limit", h: result.Health{CPUs: 8, Samples: []result.HealthSample{host(1, 40000)}, Summary: result.HealthSummary{StealPct: 5}}},
 		{name: "low memory", h: result.Health{CPUs: 8, Samples: []result.HealthSample{host(1, 40000), host(1, 3000)}},
-			warn: []string{"host memory low: 2.9 GiB of 64.0 GiB available during the trial (under 10 %)"}},
+			warn: []string{"host memory low: under 10 % of 64 GiB available during the trial"}},
 		{name: "host unread", h: result.Health{Samples: []result.HealthSample{{}}}},
 	}
 	for _, tt := range tests {
