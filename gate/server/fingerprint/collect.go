@@ -128,13 +128,6 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 	return fp, notes
 }
 
-// Exec is the Runner Collect uses by default: a program found on PATH,
-// bounded to 15 s, its error naming the program with the start of its
-// stderr. The runner-health sampler runs nvidia-smi the same way.
-func Exec(ctx context.Context, name string, args ...string) ([]byte, error) {
-	return execRunner(ctx, name, args...)
-}
-
 // execRunner runs a program found on PATH, bounded to 15 s: nvidia-smi can
 // hang on a wedged driver, and a fingerprint must not hang a run.
 func execRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
