@@ -27,18 +27,20 @@ const healthEnv = "PERFGATE_RUNNER_HEALTH"
 
 // serveHealth is the runner-health hook of a run against the server at
 // url, nil when PERFGATE_RUNNER_HEALTH=off. A server on another machine
-// gets host health only: this machine's GPUs are not the server's. nvidia-smi and dmesg run through the
-// fingerprint's bounded exec; /proc is read directly; the launched
-// server's process group comes with the context serveRun hands the run.
+// gets host health only: this machine's GPUs are not the server's.
+// nvidia-smi and dmesg run through the fingerprint's bounded exec; /proc
+// is read directly; the launched server's process group comes with the
+// context serveRun hands the run.
 func serveHealth(url string) loadgen.TrialHook {
 	mode := strings.ToLower(strings.TrimSpace(os.Getenv(healthEnv)))
+	if mode == "off" {
+		return nil
+	}
 	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group}
 	if host, local := healthLocal(url); !local {
 		k.SkipGPU = fmt.Sprintf("the server (%s) is not on this machine: its GPUs are not sampled, host health of the client only", host)
 	}
 	switch mode {
-	case "off":
-		return nil
 	case "", "on":
 		return k
 	case "record":
