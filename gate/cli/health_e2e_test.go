@@ -223,3 +223,16 @@ func TestGateHealthHWSlowdown(t *testing.T) {
 		}
 	}
 }
+
+// TestRunHealthMistypedSetting: a PERFGATE_RUNNER_HEALTH that is none of
+// off, record, on samples as on and says so in every trial.
+func TestRunHealthMistypedSetting(t *testing.T) {
+	fakeGPUTools(t, slowGPU, noGPUProcess)
+	t.Setenv(healthEnv, "of")
+	r := healthRun(t)
+	for _, tr := range r.Trials {
+		if tr.Valid || !strings.Contains(strings.Join(tr.Warnings, "\n"), `PERFGATE_RUNNER_HEALTH="of" is none of off, record, on`) {
+			t.Errorf("trial %d: valid %v, warnings %q", tr.Index, tr.Valid, tr.Warnings)
+		}
+	}
+}
