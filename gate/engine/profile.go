@@ -84,6 +84,10 @@ type Profile struct {
 	// has none: readiness is then GET /v1/models alone, and a 404 on
 	// /health never delays it).
 	HealthPath string
+	// NoModelsHint says how the engine comes to list a model, for a
+	// readiness wait that sees an empty /v1/models ("" when it lists its
+	// model once it serves).
+	NoModelsHint string
 	// ChatMaxTokens are the request fields set to a chat request's token
 	// bound. OpenAI deprecated max_tokens for max_completion_tokens; some
 	// engines read only one of the two, so where an engine accepts both
@@ -165,6 +169,7 @@ var profiles = map[Name]Profile{
 	},
 	Ollama: {
 		Name: Ollama, Title: "Ollama",
+		NoModelsHint:  "ollama lists a model only once it was pulled or created: run `ollama pull MODEL` or `ollama create MODEL -f Modelfile` against this server, or point OLLAMA_MODELS at a directory that holds it",
 		ChatMaxTokens: []string{"max_tokens"},
 		// ollama maps max_tokens to num_predict and has no ignore_eos.
 		CompletionsUsage: UsageZeros, ChatUsage: UsageFinal,
@@ -178,6 +183,7 @@ var profiles = map[Name]Profile{
 		Metrics: map[string]string{
 			"vllm:num_requests_running":    "llamacpp:requests_processing",
 			"vllm:num_requests_waiting":    "llamacpp:requests_deferred",
+			"vllm:kv_cache_usage_perc":     "llamacpp:kv_cache_usage_ratio",
 			"vllm:prompt_tokens_total":     "llamacpp:prompt_tokens_total",
 			"vllm:generation_tokens_total": "llamacpp:tokens_predicted_total",
 		},
@@ -201,6 +207,9 @@ var profiles = map[Name]Profile{
 	},
 	OpenAI: {
 		Name: OpenAI, Title: "an OpenAI-compatible server",
+		// /health where there is one; its 404 hands readiness to
+		// /v1/models at once (package ready).
+		HealthPath: "/health",
 		// Nothing is known: send both bounds, so a server that reads
 		// either stops where asked; assume what the OpenAI API promises
 		// and nothing more. Continuous usage is still asked for (as

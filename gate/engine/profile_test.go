@@ -30,7 +30,7 @@ func TestProfiles(t *testing.T) {
 		{Ollama, "", []string{"max_tokens"}, false, UsageZeros, UsageFinal, false, false, ""},
 		{LlamaCpp, "/health", []string{"max_tokens", "max_completion_tokens"}, true, UsageFinal, UsageFinal, false, true, ""},
 		{TGI, "/health", []string{"max_tokens"}, false, UsageFinal, UsageFinal, false, false, ""},
-		{OpenAI, "", []string{"max_tokens", "max_completion_tokens"}, false, UsageFinal, UsageFinal, true, true, ""},
+		{OpenAI, "/health", []string{"max_tokens", "max_completion_tokens"}, false, UsageFinal, UsageFinal, true, true, ""},
 	} {
 		p, err := Get(tc.name)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/redact"
+	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // readyProfile is the profile the readiness wait follows: the configured
@@ -45,6 +46,20 @@ func (r *Runner) resolveEngine(ctx context.Context, hc *http.Client) (engine.Pro
 		fmt.Fprintf(r.cfg.Progress, "engine: %s (%s, %s)\n", r.engine.Name, r.engine.Title, how)
 	}
 	return r.engine, nil
+}
+
+// engineWarnings are the trial warnings of a workload that asks for what
+// the engine profile says the engine does not do: honour ignore_eos, or
+// take token-id prompts (the engine then refuses every such request).
+func engineWarnings(m *workload.Manifest, p engine.Profile) []string {
+	var out []string
+	if m.Sampling.IgnoreEOS && !p.IgnoreEOS {
+		out = append(out, fmt.Sprintf("the workload sets ignore_eos but %s (engine %s) does not honour it: requests may stop at EOS before max_tokens", p.Title, p.Name))
+	}
+	if !p.TokenPrompts && m.API != workload.Chat && len(m.Requests) > 0 && m.Requests[0].PromptIDs != nil {
+		out = append(out, fmt.Sprintf("the workload sends token-id prompts but %s (engine %s) takes text prompts only: it may refuse every request; use a text prompt format", p.Title, p.Name))
+	}
+	return out
 }
 
 // profile is the resolved engine profile (RunTrials resolves it before any

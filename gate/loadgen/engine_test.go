@@ -145,6 +145,44 @@ func TestEngineDetectedAndUsed(t *testing.T) {
 	}
 }
 
+// TestEngineIgnoreEOSWarning: a workload with ignore_eos against an
+// engine that does not honour it says so in every trial's warnings, so a
+// reader knows output lengths follow the model.
+func TestEngineIgnoreEOSWarning(t *testing.T) {
+	_, url := startImitation(t, engine.Ollama)
+	r := newRunner(t, url, nil)
+	res, err := r.Run(context.Background(), chatManifest(), 1) // IgnoreEOS set
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := res.Trials[0].Warnings; len(w) == 0 || !strings.Contains(strings.Join(w, "\n"), "Ollama (engine ollama) does not honour it") {
+		t.Errorf("warnings %q", w)
+	}
+	_, url = startImitation(t, engine.VLLM)
+	res, err = newRunner(t, url, nil).Run(context.Background(), chatManifest(), 1)
+	if err != nil || strings.Contains(strings.Join(res.Trials[0].Warnings, "\n"), "ignore_eos") {
+		t.Errorf("vLLM: %v %q", err, res.Trials[0].Warnings)
+	}
+}
+
+// TestEngineWarnings: token-id prompts to an engine that takes text only
+// are named; text prompts and chat are not.
+func TestEngineWarnings(t *testing.T) {
+	ollama, vllm := engine.Must(engine.Ollama), engine.Must(engine.VLLM)
+	ids := manifest(1, 0, 0, 4) // token-id prompts, ignore_eos
+	if w := strings.Join(engineWarnings(ids, ollama), "\n"); !strings.Contains(w, "takes text prompts only") || !strings.Contains(w, "ignore_eos") {
+		t.Errorf("ollama, token ids: %q", w)
+	}
+	if w := engineWarnings(ids, vllm); len(w) != 0 {
+		t.Errorf("vllm: %q", w)
+	}
+	chat := chatManifest()
+	chat.Sampling.IgnoreEOS = false
+	if w := engineWarnings(chat, ollama); len(w) != 0 {
+		t.Errorf("ollama chat without ignore_eos: %q", w)
+	}
+}
+
 // TestEngineConfiguredNoHealth: with server.engine: ollama, readiness
 // never probes /health (ollama has none) and is quick.
 func TestEngineConfiguredNoHealth(t *testing.T) {

@@ -27,7 +27,7 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 		Timeout: r.cfg.ReadyTimeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
 	}
 	if p, ok := r.readyProfile(); ok {
-		opts.HealthPath, opts.NoHealth = p.HealthPath, p.HealthPath == ""
+		opts.HealthPath, opts.NoHealth, opts.NoModelsHint = p.HealthPath, p.HealthPath == "", p.NoModelsHint
 	}
 	info, err := ready.Wait(ctx, opts)
 	if errors.Is(err, ready.ErrInterrupted) {

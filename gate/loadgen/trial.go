@@ -93,6 +93,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if warm != "" {
 			t.Warnings = append(t.Warnings, warm)
 		}
+		t.Warnings = append(t.Warnings, engineWarnings(m, prof)...)
 		// AfterTrial runs even for an interrupted trial, so server-side
 		// counters stay paired with what was measured; after an interrupt
 		// it gets a second at most, since the partial result must be

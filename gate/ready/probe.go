@@ -56,6 +56,9 @@ func (p prober) attempt(ctx context.Context) (Info, error) {
 	}
 	models, err := parseModels(body)
 	if err != nil {
+		if errors.Is(err, errNoModels) && p.o.NoModelsHint != "" {
+			return Info{}, fmt.Errorf("GET /v1/models: %w (%s)", err, p.o.NoModelsHint)
+		}
 		return Info{}, fmt.Errorf("GET /v1/models: %w", err)
 	}
 	info := Info{URL: p.base, Models: models, Health: healthy}
@@ -68,6 +71,10 @@ func (p prober) attempt(ctx context.Context) (Info, error) {
 	return info, nil
 }
 
+// errNoModels is a /v1/models list without entries: the server is up but
+// serves no model yet.
+var errNoModels = errors.New("no models listed")
+
 // parseModels reads GET /v1/models ({"data": [{"id": ..., "max_model_len":
 // ...}]}). An empty list, or an entry without an id, is not ready yet.
 func parseModels(body []byte) ([]Model, error) {
@@ -78,7 +85,7 @@ func parseModels(body []byte) ([]Model, error) {
 		return nil, err
 	}
 	if len(list.Data) == 0 {
-		return nil, errors.New("no models listed")
+		return nil, errNoModels
 	}
 	for i, m := range list.Data {
 		if m.ID == "" {

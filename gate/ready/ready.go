@@ -69,6 +69,10 @@ type Options struct {
 	// (ollama), so /v1/models alone decides.
 	HealthPath string
 	NoHealth   bool
+	// NoModelsHint is added to the "no models listed" answer: how the
+	// engine comes to list a model (ollama lists one only once it was
+	// pulled or created), so a wait of minutes says what is missing.
+	NoModelsHint string
 	// Timeout bounds the whole wait; DefaultTimeout when zero.
 	Timeout time.Duration
 	// Interval is the pause between attempts; DefaultInterval when zero.
