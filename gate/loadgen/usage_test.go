@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // styleServer streams completions in one of the usage styles servers use,
@@ -230,5 +232,113 @@ func TestScaleTo(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("scaleTo(%v, %d) = %v, want %v", tc.in, tc.total, got, tc.want)
 		}
+	}
+}
+
+// TestTokenCountingAgainstSimEngines runs the client against the
+// simulator's personalities, one and three tokens a chunk: vLLM and SGLang
+// with continuous usage (cumulative), vLLM without it (final only: its
+// /tokenize counts the chunks, or the total is split evenly without it),
+// ollama completions (zeros on every chunk, no /tokenize) and ollama chat
+// (final only). Every trial is valid and counts the tokens the server made.
+func TestTokenCountingAgainstSimEngines(t *testing.T) {
+	tests := []struct {
+		engine   string
+		chat     bool
+		chunk    int
+		noCont   bool
+		noTok    bool
+		method   string
+		approx   bool
+		multiple bool // the several-tokens warning
+	}{
+		{"vllm", false, 1, false, false, "usage_cumulative", false, false},
+		{"vllm", false, 3, false, false, "usage_cumulative", false, true},
+		{"vllm", true, 3, false, false, "usage_cumulative", false, true},
+		{"vllm", false, 3, true, false, "tokenize", true, true},
+		{"vllm", false, 3, true, true, "even_split", true, true},
+		{"vllm", false, 1, true, true, "one_per_chunk", false, false},
+		{"sglang", false, 1, false, false, "usage_cumulative", false, false},
+		{"sglang", true, 3, false, false, "usage_cumulative", false, true},
+		{"ollama", false, 1, false, false, "one_per_chunk", false, false},
+		{"ollama", false, 3, false, false, "even_split", true, true},
+		{"ollama", true, 3, false, false, "even_split", true, true},
+	}
+	const maxTok = 16
+	for _, tc := range tests {
+		name := fmt.Sprintf("%s/chat=%v/chunk%d/continuous=%v/tokenizer=%v", tc.engine, tc.chat, tc.chunk, !tc.noCont, !tc.noTok)
+		t.Run(name, func(t *testing.T) {
+			ollamaChat := tc.engine == "ollama" && tc.chat
+			srv, url := startSim(t, func(c *sim.Config) {
+				if err := c.SetEngine(tc.engine); err != nil {
+					t.Fatal(err)
+				}
+				c.StreamInterval = tc.chunk
+				if ollamaChat {
+					// ollama ignores chat's max_completion_tokens (the
+					// field perfgate sends) and ignore_eos: the request
+					// ends at EOS.
+					c.EOSMeanTokens = 12
+				}
+			})
+			r := newRunner(t, url, func(c *Config) {
+				c.Warmups, c.NoContinuousUsage, c.NoTokenizer = 0, tc.noCont, tc.noTok
+			})
+			m := manifest(6, 3, 0, maxTok)
+			for i := range m.Requests {
+				// ollama takes text prompts only; every engine takes them.
+				m.Requests[i].PromptIDs, m.Requests[i].Prompt = nil, "count to twenty"
+				if ollamaChat {
+					m.Requests[i].MaxTokens = 2000 // EOS comes first
+				}
+			}
+			if tc.chat {
+				m.API = workload.Chat
+				m.Sampling.IgnoreEOS = !ollamaChat
+			}
+			res, err := r.Run(context.Background(), m, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := res.Trials[0]
+			if !tr.Valid {
+				t.Fatalf("trial invalid: %s", tr.InvalidReason)
+			}
+			if tr.Tokens == nil || tr.Tokens.Method != tc.method || tr.Tokens.ITLTokenApprox != tc.approx {
+				t.Fatalf("token counting %+v, want %s approximate %v", tr.Tokens, tc.method, tc.approx)
+			}
+			made := 0
+			for _, rec := range srv.Records() {
+				if strings.Contains(rec.RequestID, "-t0-") {
+					made += rec.CompletionTokens
+				}
+			}
+			if got := int(tr.Values["total_output_tokens"]); got != made {
+				t.Errorf("total_output_tokens %d, the server made %d", got, made)
+			}
+			if got := strings.Contains(strings.Join(tr.Warnings, "\n"), "tokens on average"); got != tc.multiple {
+				t.Errorf("several-tokens warning %v, want %v (%.2f tokens per chunk): %q", got, tc.multiple, tr.Tokens.TokensPerChunk, tr.Warnings)
+			}
+		})
+	}
+}
+
+// TestClientErrorQuotedInTrial: the ollama personality refuses token-id
+// prompts; the run's error and the trial's reason quote why, and the API
+// key the server might echo never appears.
+func TestClientErrorQuotedInTrial(t *testing.T) {
+	_, url := startSim(t, func(c *sim.Config) {
+		if err := c.SetEngine("ollama"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+	res, err := r.Run(context.Background(), manifest(3, 3, 0, 4), 1)
+	const why = `http_400: 3: "json: cannot unmarshal array into Go struct field CompletionRequest.prompt of type string"`
+	if err == nil || !strings.Contains(err.Error(), why) {
+		t.Fatalf("error %v, want it to quote %s", err, why)
+	}
+	if reason := res.Trials[0].InvalidReason; !strings.Contains(reason, why) || strings.Contains(reason, "sk-secret") {
+		t.Errorf("reason %q", reason)
 	}
 }
