@@ -78,18 +78,30 @@ func (t *tokenizer) count(ctx context.Context, text string) (int, error) {
 	if resp.StatusCode != http.StatusOK {
 		return 0, fmt.Errorf("POST /tokenize: HTTP %d", resp.StatusCode)
 	}
+	n, err := parseTokenizeAnswer(raw)
+	if err != nil {
+		return 0, fmt.Errorf("POST /tokenize: %w", err)
+	}
+	return n, nil
+}
+
+// parseTokenizeAnswer reads {"count": n} or, without a count, the length
+// of "tokens". A negative count is not an answer.
+func parseTokenizeAnswer(raw []byte) (int, error) {
 	var out struct {
 		Count  *int              `json:"count"`
 		Tokens []json.RawMessage `json:"tokens"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return 0, fmt.Errorf("POST /tokenize: %w", err)
+		return 0, err
 	}
-	if out.Count != nil {
+	switch {
+	case out.Count != nil && *out.Count >= 0:
 		return *out.Count, nil
-	}
-	if out.Tokens == nil {
-		return 0, fmt.Errorf("POST /tokenize: neither count nor tokens in the answer")
+	case out.Count != nil:
+		return 0, fmt.Errorf("negative count %d", *out.Count)
+	case out.Tokens == nil:
+		return 0, fmt.Errorf("neither count nor tokens in the answer")
 	}
 	return len(out.Tokens), nil
 }

@@ -342,3 +342,53 @@ func TestClientErrorQuotedInTrial(t *testing.T) {
 		t.Errorf("reason %q", reason)
 	}
 }
+
+// FuzzResolveTokens: whatever usage a stream carried, the counts keep
+// their shape (one per gap, or nil) and every method but one_per_chunk
+// adds up to the output total, so the consistency check never fires on a
+// server that only reported its usage oddly.
+func FuzzResolveTokens(f *testing.F) {
+	f.Add([]byte{3, 5, 7, 9}, uint16(4), true, true)
+	f.Add([]byte{1, 1, 1, 0}, uint16(7), true, false)
+	f.Add([]byte{0, 3, 5}, uint16(0), false, true)
+	f.Fuzz(func(t *testing.T, per []byte, total uint16, seen, all bool) {
+		if len(per) == 0 || len(per) > 64 {
+			return
+		}
+		vals := make([]uint32, len(per))
+		for i, b := range per {
+			vals[i] = uint32(b) // usage<<1 | has text, as client.stream builds it
+		}
+		rec := metrics.Request{Chunks: len(per), OutputTokens: int(total)}
+		if !seen {
+			rec.OutputTokens = 0
+		}
+		resolveTokens(&rec, vals, all, seen)
+		if rec.GapTokens != nil && len(rec.GapTokens) != len(per)-1 {
+			t.Fatalf("%d gap counts for %d messages", len(rec.GapTokens), len(per))
+		}
+		sum := rec.FirstChunkTokens
+		for _, k := range rec.GapTokens {
+			sum += int(k)
+		}
+		if rec.GapTokens == nil {
+			sum += len(per) - 1
+		}
+		if rec.Tokens != metrics.TokensOnePerChunk && sum != rec.OutputTokens {
+			t.Fatalf("%v: counts sum to %d, output %d", rec.Tokens, sum, rec.OutputTokens)
+		}
+	})
+}
+
+// FuzzTokenizeAnswer: the /tokenize answer parser never panics and never
+// returns a negative count.
+func FuzzTokenizeAnswer(f *testing.F) {
+	for _, s := range []string{`{"count":3,"tokens":[1,2,3]}`, `{"tokens":[1]}`, `{"count":-1}`, `[]`, `{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if n, err := parseTokenizeAnswer(b); err == nil && n < 0 {
+			t.Fatalf("%s: count %d", b, n)
+		}
+	})
+}
