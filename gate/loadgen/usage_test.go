@@ -181,28 +181,24 @@ func TestResolveTokens(t *testing.T) {
 			metrics.TokensOnePerChunk, 0, nil, 2},
 		{"cumulative that stops short of the total", []msg{{1, true}, {2, true}}, 6,
 			metrics.TokensEvenSplit, 3, []uint32{3}, 6},
+		{"per chunk with a finish chunk without usage", []msg{{2, true}, {3, true}, {-1, false}}, 5,
+			metrics.TokensUsagePerChunk, 2, []uint32{3, 0}, 5},
+		{"cumulative with a finish chunk without usage", []msg{{2, true}, {5, true}, {-1, false}}, 5,
+			metrics.TokensUsageCumulative, 2, []uint32{3, 0}, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := metrics.Request{Chunks: len(tc.msgs)}
 			var per []uint32
-			last, all, seen := uint32(0), true, tc.output >= 0
+			all, seen := true, tc.output >= 0
 			for _, m := range tc.msgs {
-				if m.usage >= 0 {
-					last, seen = uint32(m.usage), true
-				} else if m.text {
+				if m.usage < 0 && m.text {
 					all = false
 				}
-				v := last << 1
-				if m.text {
-					v |= 1
-				}
-				per = append(per, v)
+				per = append(per, entry(m.usage, m.usage >= 0, m.text))
 			}
 			if tc.output >= 0 {
 				rec.OutputTokens = tc.output
-			} else if seen {
-				rec.OutputTokens = int(last)
 			}
 			resolveTokens(&rec, per, all, seen)
 			if rec.Tokens != tc.method || rec.FirstChunkTokens != tc.first || fmt.Sprint(rec.GapTokens) != fmt.Sprint(tc.gaps) || rec.OutputTokens != tc.outTokens {
@@ -357,7 +353,7 @@ func FuzzResolveTokens(f *testing.F) {
 		}
 		vals := make([]uint32, len(per))
 		for i, b := range per {
-			vals[i] = uint32(b) // usage<<1 | has text, as client.stream builds it
+			vals[i] = uint32(b) // usage<<2 | hasUsage | hasText, as entry builds it
 		}
 		rec := metrics.Request{Chunks: len(per), OutputTokens: int(total)}
 		if !seen {
