@@ -256,6 +256,7 @@ func TestTokenCountingAgainstSimEngines(t *testing.T) {
 		{"vllm", false, 1, true, true, "one_per_chunk", false, false},
 		{"sglang", false, 1, false, false, "usage_cumulative", false, false},
 		{"sglang", true, 3, false, false, "usage_cumulative", false, true},
+		{"sglang", false, 3, true, false, "tokenize", true, true},
 		{"ollama", false, 1, false, false, "one_per_chunk", false, false},
 		{"ollama", false, 3, false, false, "even_split", true, true},
 		{"ollama", true, 3, false, false, "even_split", true, true},
