@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -122,7 +123,8 @@ func TestTokenCountingStyles(t *testing.T) {
 		name := fmt.Sprintf("%s/chunk%d/tokenize=%v", tc.style, tc.chunk, tc.tokenize)
 		t.Run(name, func(t *testing.T) {
 			url := styleServer{tc.style, tc.chunk, tc.tokenize}.start(t)
-			r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+			var progress bytes.Buffer
+			r := newRunner(t, url, func(c *Config) { c.Warmups, c.Progress = 0, &progress })
 			m := manifest(4, 4, 0, maxTok)
 			res, err := r.Run(context.Background(), m, 1)
 			if err != nil {
@@ -145,6 +147,9 @@ func TestTokenCountingStyles(t *testing.T) {
 			several := strings.Contains(strings.Join(tr.Warnings, "\n"), "tokens on average")
 			if want := float64(tc.output)/float64(maxTok/tc.chunk) > metrics.WarnTokensPerChunk; several != want {
 				t.Errorf("several-tokens warning %v, want %v: %q", several, want, tr.Warnings)
+			}
+			if got := strings.Contains(progress.String(), "tokens a chunk, "+tc.method+")"); got != several {
+				t.Errorf("progress line names the chunking %v, want %v: %q", got, several, progress.String())
 			}
 		})
 	}
