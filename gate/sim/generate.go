@@ -179,6 +179,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 			return
 		}
 		if len(pr) >= cfg.MaxModelLen {
+			if s.kind() == EngineSGLang { // TokenizerManager's wording
+				s.reject(w, http.StatusBadRequest, "The input (%d tokens) is longer than the model's context length (%d tokens).", len(pr), cfg.MaxModelLen)
+				return
+			}
 			s.reject(w, http.StatusBadRequest, "This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", cfg.MaxModelLen, len(pr))
 			return
 		}
@@ -187,6 +191,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 			// ollama stops at the context's end instead of refusing.
 			limits[i] = min(*maxTokens, limits[i])
 		} else if maxTokens != nil {
+			if len(pr)+*maxTokens > cfg.MaxModelLen && s.kind() == EngineSGLang {
+				s.reject(w, http.StatusBadRequest, "Requested token count exceeds the model's maximum context length of %d tokens. You requested a total of %d tokens: %d tokens from the input messages and %d tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.", cfg.MaxModelLen, len(pr)+*maxTokens, len(pr), *maxTokens)
+				return
+			}
 			if len(pr)+*maxTokens > cfg.MaxModelLen {
 				s.reject(w, http.StatusBadRequest, "This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", cfg.MaxModelLen, len(pr)+*maxTokens, len(pr), *maxTokens)
 				return

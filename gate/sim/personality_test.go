@@ -95,6 +95,23 @@ func TestErrorShapes(t *testing.T) {
 	}
 }
 
+// TestSGLangContextMessages: SGLang words the context-length refusals its
+// own way, in its error shape.
+func TestSGLangContextMessages(t *testing.T) {
+	cfg := engineConfig(t, "sglang")
+	cfg.MaxModelLen = 64
+	cfg.KVCacheTokens = 4096
+	_, url := start(t, cfg)
+	_, body := post(t, url, "/v1/completions", `{"prompt":"hello","max_tokens":100}`)
+	if !strings.Contains(string(body), `"object":"error","message":"Requested token count exceeds the model's maximum context length of 64 tokens.`) {
+		t.Errorf("prompt + max_tokens: %s", body)
+	}
+	_, body = post(t, url, "/v1/completions", `{"prompt":[`+strings.TrimSuffix(strings.Repeat("1,", 64), ",")+`],"max_tokens":1}`)
+	if !strings.Contains(string(body), `"message":"The input (64 tokens) is longer than the model's context length (64 tokens)."`) {
+		t.Errorf("long prompt: %s", body)
+	}
+}
+
 // TestOllamaRefusesTokenIDs is issue 11's text-only server: a token-id
 // prompt fails to bind, 400, with ollama's message and shape.
 func TestOllamaRefusesTokenIDs(t *testing.T) {
