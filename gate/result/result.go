@@ -145,6 +145,9 @@ type Server struct {
 	MaxModelLen int `json:"max_model_len,omitempty"`
 	// GPUs is the GPU count throughput is normalised by (0: unknown).
 	GPUs int `json:"gpus,omitempty"`
+	// Engine is the engine profile the run used (gate/engine: vllm,
+	// sglang, ollama, llamacpp, tgi, openai), configured or detected.
+	Engine string `json:"engine,omitempty"`
 	// LogTail is the end of the server's log when perfgate launched it and
 	// it failed.
 	LogTail string `json:"log_tail,omitempty"`
