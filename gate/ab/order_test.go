@@ -85,7 +85,7 @@ func TestExtend(t *testing.T) {
 		{order: "ABBABA", more: 2, want: "ABBABAAB"},
 		{order: "ABBABA", more: 6, want: "ABBABAABABBA"},
 		{order: "BAAB", more: 2, seed: 0, want: "BAABBA"}, // quad 2 of the fixed pattern is BAAB
-		{order: "AB", more: 2, seed: 9, want: "ABBA"},    // a half quad is completed by its mirror
+		{order: "AB", more: 2, seed: 9, want: "ABBA"},     // a half quad is completed by its mirror
 		{order: "BA", more: 2, seed: 9, want: "BAAB"},
 		{order: "ABBA", more: 3, err: "more blocks 3"},
 		{order: "ABBA", more: 0, err: "more blocks 0"},
