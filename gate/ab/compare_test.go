@@ -164,3 +164,59 @@ func TestCompareFingerprint(t *testing.T) {
 		t.Fatalf("another GPU: workload %+v, verdict %s", w, c.Verdict)
 	}
 }
+
+// TestCompareFamilyAcrossWorkloads: the Holm family spans every gated
+// (workload, metric) cell of the experiment, and a workload only one arm
+// ran is reported as missing, making the verdict invalid unless allowed.
+func TestCompareFamilyAcrossWorkloads(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	e := newExperiment(restarting, r, arm{1, 1}, arm{1, 1}, false, 2, 0)
+	order, _ := Order(16, 0)
+	e.run(order)
+	a2, b2 := *e.ra, *e.rb
+	a2.Workload.Cell, b2.Workload.Cell = "other", "other"
+	c, err := Compare([]*result.Result{e.ra, &a2}, []*result.Result{e.rb, &b2}, Options{Policy: verdict.DefaultPolicy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Family != 18 {
+		t.Errorf("family %d, want 9 gated metrics x 2 workloads", c.Family)
+	}
+	c, _ = Compare([]*result.Result{e.ra, &a2}, []*result.Result{e.rb}, Options{Policy: verdict.DefaultPolicy()})
+	if c.Verdict != verdict.Invalid || c.Workloads[1].Status != verdict.MissingCandidate || c.Family != 9 {
+		t.Errorf("arm B without a workload: verdict %s, %+v, family %d", c.Verdict, c.Workloads[1], c.Family)
+	}
+	p := verdict.DefaultPolicy()
+	p.AllowMissing = true
+	if c, _ = Compare([]*result.Result{e.ra, &a2}, []*result.Result{e.rb}, Options{Policy: p}); c.Verdict == verdict.Invalid {
+		t.Errorf("allow_missing: verdict %s", c.Verdict)
+	}
+}
+
+// TestComparisonJSON: the paired fields are present in a paired
+// comparison and absent from an ordinary one, so schema v2 readers see
+// nothing new.
+func TestComparisonJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	e := newExperiment(restarting, r, arm{1, 1}, arm{1, 1}, false, 2, 0)
+	order, _ := Order(8, 0)
+	e.run(order)
+	c, err := Compare([]*result.Result{e.ra}, []*result.Result{e.rb}, Options{Policy: verdict.DefaultPolicy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(c)
+	for _, want := range []string{`"ab":{"order":"ABBABAAB"`, `"blocks":{"values":[{"block":1,"arm":"a","trials":2,`, `"estimator":"pairs-drift"`, `"startup_s":480`} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("paired comparison JSON lacks %s", want)
+		}
+	}
+	plain, err := verdict.Compare([]*result.Result{e.ra}, []*result.Result{e.rb}, verdict.DefaultPolicy(), verdict.Look{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ = json.Marshal(plain)
+	if strings.Contains(string(js), `"ab":`) || strings.Contains(string(js), `"blocks":`) {
+		t.Errorf("an ordinary comparison carries paired fields: %.300s", js)
+	}
+}

@@ -23,11 +23,13 @@ var drifting = world{TrialS: 30, StartupS: 60, DriftPctPerMinute: 2}
 type tally struct {
 	n, regression, pass, inconclusive, passFirst int
 	named                                        int // the scenario's own "named right" rule held
+	looks                                        int
 	serverS                                      float64
 }
 
 func (t *tally) add(c *verdict.Comparison, e *experiment, named bool) {
 	t.n++
+	t.looks += c.Look.Index
 	switch c.Verdict {
 	case verdict.Regression:
 		t.regression++
@@ -248,6 +250,12 @@ func TestSeededResident(t *testing.T) {
 		100*with.rate(with.regression), 100*with.rate(with.pass), 100*with.rate(with.inconclusive))
 	if with.rate(with.regression) > p.Alpha {
 		t.Errorf("with the between-session term: A vs A false alarms %.3f > alpha %v", with.rate(with.regression), p.Alpha)
+	}
+	// Where the sessions' offsets alone keep a cell undecided, more
+	// blocks cannot help (verdict.LimitBetween) and ab stops.
+	t.Logf("  mean looks %.2f: more blocks are added only where they can decide", with.rate(with.looks))
+	if with.rate(with.looks) > 1.5 {
+		t.Errorf("resident servers: %.2f looks on average; blocks are added although the between-session term keeps the cells undecided", with.rate(with.looks))
 	}
 	without := scenario(w, arm{1, 1}, Options{Policy: verdict.DefaultPolicy(), Resident: false}, func(*verdict.Comparison) bool { return false })
 	t.Logf("ab, resident servers judged as if restarted (no between-session term): A vs A regression %.1f%%", 100*without.rate(without.regression))
