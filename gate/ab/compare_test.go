@@ -220,3 +220,34 @@ func TestComparisonJSON(t *testing.T) {
 		t.Errorf("an ordinary comparison carries paired fields: %.300s", js)
 	}
 }
+
+// TestCompareCommandCell: an offline benchmark cell (kind: command) is
+// gated on its own gate list and on policy rules for metrics its files
+// carry, with no warnings about the serving metrics it cannot have.
+func TestCompareCommandCell(t *testing.T) {
+	order, _ := Order(8, 0)
+	spec := json.RawMessage(`{"kind":"command","name":"lat","cell":"lat","gate":[{"metric":"offline_latency_ms.p50","tolerance":0.03}],"command":{"argv":["vllm","bench","latency"]}}`)
+	a := &result.Result{Workload: result.Workload{Cell: "lat", Hash: "h", Spec: spec}, Complete: true, Arm: "a", AB: &result.AB{Order: order}}
+	b := &result.Result{Workload: result.Workload{Cell: "lat", Hash: "h", Spec: spec}, Complete: true, Arm: "b", AB: &result.AB{Order: order}}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 1; i <= 8; i++ {
+		res, f := a, 1.0
+		if order[i-1] == 'B' {
+			res, f = b, 1.10
+		}
+		for j := 0; j < 2; j++ {
+			res.Trials = append(res.Trials, result.Trial{Index: len(res.Trials) + 1, Valid: true, Block: i,
+				Values: map[string]float64{"offline_latency_ms.p50": 1200 * f * (1 + 0.003*r.NormFloat64())}})
+		}
+	}
+	c, err := Compare([]*result.Result{a}, []*result.Result{b}, Options{Policy: verdict.DefaultPolicy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Workloads[0].Warnings) != 0 {
+		t.Errorf("warnings %q", c.Workloads[0].Warnings)
+	}
+	if c.Verdict != verdict.Regression || c.Family != 1 || c.Cells[0].Metric != "offline_latency_ms.p50" {
+		t.Errorf("verdict %s, family %d, cells %+v", c.Verdict, c.Family, c.Cells)
+	}
+}
