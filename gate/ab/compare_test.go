@@ -129,6 +129,12 @@ func TestCompareRefusesWhatIsNotAnExperiment(t *testing.T) {
 		}
 	}
 	a, b := pairOf(order, vals)
+	b.Trials = append(b.Trials, result.Trial{Index: 3, InvalidReason: "server died before the block began"})
+	p := tpotOnly()
+	p.MaxInvalidShare = 0.5
+	if _, err := Compare([]*result.Result{a}, []*result.Result{b}, Options{Policy: p}); err != nil {
+		t.Errorf("an invalid trial without a block: %v", err)
+	}
 	if _, err := Compare([]*result.Result{a}, []*result.Result{b}, Options{Policy: tpotOnly(), Look: verdict.Look{Index: 3, Max: 2}}); err == nil {
 		t.Error("look 3 of 2 accepted")
 	}
