@@ -60,13 +60,23 @@ func (t *tally) add(c *verdict.Comparison, e *experiment, named bool) {
 
 func (t tally) rate(k int) float64 { return float64(k) / float64(t.n) }
 
-// scenario runs `ab` on the model runs times and applies named to each
-// comparison.
+// scenario runs `ab` on the model runs() times, in the fixed ABBA BAAB
+// order, and applies named to each comparison.
 func scenario(w world, b arm, o Options, named func(*verdict.Comparison) bool) tally {
+	return seededScenario(w, b, o, false, named)
+}
+
+// seededScenario is scenario with, when random is set, each run's order
+// drawn from its own seed (Order(n, seed) with seed = run + 1).
+func seededScenario(w world, b arm, o Options, random bool, named func(*verdict.Comparison) bool) tally {
 	var t tally
 	for i := 0; i < runs(); i++ {
 		r := rand.New(rand.NewPCG(uint64(i), 0xab))
-		c, e := abRun(w, r, arm{1, 1}, b, o, DefaultBlocks, DefaultBlockTrials, 0)
+		seed := uint64(0)
+		if random {
+			seed = uint64(i) + 1
+		}
+		c, e := abRun(w, r, arm{1, 1}, b, o, DefaultBlocks, DefaultBlockTrials, seed)
 		t.add(c, e, named(c))
 	}
 	return t
@@ -124,6 +134,14 @@ func TestSeededABUnderDrift(t *testing.T) {
 	}
 	if aa.rate(aa.passFirst) < 0.9 {
 		t.Errorf("A vs A passes at the default block count in %.3f of runs, want >= 0.9", aa.rate(aa.passFirst))
+	}
+	// A seeded random balanced order (mirrored quads) cancels the drift
+	// as well.
+	rnd := seededScenario(drifting, arm{1, 1}, o, true, func(*verdict.Comparison) bool { return false })
+	t.Logf("ab, drift 2%%/min, A vs A, seeded random orders: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks)",
+		100*rnd.rate(rnd.regression), 100*rnd.rate(rnd.pass), 100*rnd.rate(rnd.passFirst), DefaultBlocks)
+	if rnd.rate(rnd.regression) > p.Alpha || rnd.rate(rnd.passFirst) < 0.9 {
+		t.Errorf("seeded random orders: A vs A false alarms %.3f (alpha %v), passes at the default block count %.3f (want >= 0.9)", rnd.rate(rnd.regression), p.Alpha, rnd.rate(rnd.passFirst))
 	}
 	dec := scenario(drifting, arm{1, 1.05}, o, func(c *verdict.Comparison) bool {
 		return c.Verdict == verdict.Regression && regressed(c, "tpot_ms.p50", "itl_ms.p50") && untouched(c, "ttft_ms.p50", "ttft_ms.p99")
