@@ -141,7 +141,9 @@ func (d Design) DF() float64 { return d.noise().satterthwaite(d.BetweenDF) }
 
 // Power is the chance that a true worsening of change (a fraction) is
 // called a regression when it is the only changed cell (the first Holm
-// step's threshold).
+// step's threshold). Every chance is 0, and MDE and PassTolerance +Inf,
+// for a design without a usable standard error (fewer than two pairs, no
+// noise).
 func (d Design) Power(change float64) float64 { return d.rule().power(d.delta(change)) }
 
 // MDE is the smallest worsening found with 80 % power (a fraction).
