@@ -24,8 +24,14 @@ import (
 // /metrics counters and gauges go into each Trial.Server, and the client-
 // versus-server TTFT warning into Trial.Warnings. A server without
 // /metrics costs each trial one warning, never the run (see scrape.Hook).
+// The runner's health (GPU and host) goes into each Trial.Health
+// (serveHealth).
 func serveHooks(url string) []loadgen.TrialHook {
-	return []loadgen.TrialHook{&scrape.Hook{URL: url}}
+	hooks := []loadgen.TrialHook{&scrape.Hook{URL: url}}
+	if h := serveHealth(url); h != nil {
+		hooks = append(hooks, h)
+	}
+	return hooks
 }
 
 // serveDefaultGPUs gives the workloads that set no gpus of their own the

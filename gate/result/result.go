@@ -175,6 +175,10 @@ type Trial struct {
 	// Server holds what the server's /metrics said about this trial:
 	// counter deltas, gauge means and maxima, histogram means.
 	Server map[string]float64 `json:"server,omitempty"`
+	// Health is what perfgate saw of the runner during the trial (GPU
+	// clocks, throttling, other GPU processes, host load); nil when it was
+	// not sampled.
+	Health *Health `json:"health,omitempty"`
 	// Warnings are caveats about this trial that did not invalidate it.
 	Warnings []string `json:"warnings,omitempty"`
 }
