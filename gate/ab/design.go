@@ -132,8 +132,7 @@ func (d Design) rule() ruleAt {
 		q: verdict.TQuantile(1-d.PassAlpha, df), tol: d.tol()}
 }
 
-// SE is the standard error of the design's estimate (test scale) and DF
-// the degrees of freedom of its t test.
+// SE is the standard error of the design's estimate (test scale).
 func (d Design) SE() float64 { return d.noise().se() }
 
 // DF is the degrees of freedom of the design's t test.
