@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/sim"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -30,6 +31,9 @@ func (s styleServer) start(t *testing.T) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	// Its /version makes engine detection take it for vLLM, whose profile
+	// names /tokenize.
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"version":"0.11.0"}`) })
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"m","max_model_len":4096}]}`)
 	})
@@ -393,4 +397,32 @@ func FuzzTokenizeAnswer(f *testing.F) {
 			t.Fatalf("%s: count %d", b, n)
 		}
 	})
+}
+
+// TestTokenizerBodies: vLLM and SGLang get {"model", "prompt",
+// "add_special_tokens": false}, llama.cpp {"content"}; an engine whose
+// profile names no tokenizer is never asked.
+func TestTokenizerBodies(t *testing.T) {
+	var got []map[string]any
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		got = append(got, b)
+		fmt.Fprint(w, `{"tokens":[1,2]}`)
+	})
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	r := newRunner(t, ts.URL, nil)
+	c := &client{http: ts.Client()}
+	for _, name := range []engine.Name{engine.VLLM, engine.LlamaCpp, engine.Ollama} {
+		tok := r.probeTokenizer(context.Background(), c, "m", engine.Must(name))
+		if (tok == nil) != (name == engine.Ollama) {
+			t.Errorf("%s: tokenizer %v", name, tok)
+		}
+	}
+	if len(got) != 2 || got[0]["prompt"] != "perfgate" || got[0]["add_special_tokens"] != false || got[0]["model"] != "m" ||
+		got[1]["content"] != "perfgate" || len(got[1]) != 1 {
+		t.Errorf("bodies %v", got)
+	}
 }
