@@ -274,18 +274,11 @@ func TestTokenCountingAgainstSimEngines(t *testing.T) {
 	for _, tc := range tests {
 		name := fmt.Sprintf("%s/chat=%v/chunk%d/continuous=%v/tokenizer=%v", tc.engine, tc.chat, tc.chunk, !tc.noCont, !tc.noTok)
 		t.Run(name, func(t *testing.T) {
-			ollamaChat := tc.engine == "ollama" && tc.chat
 			srv, url := startSim(t, func(c *sim.Config) {
 				if err := c.SetEngine(tc.engine); err != nil {
 					t.Fatal(err)
 				}
 				c.StreamInterval = tc.chunk
-				if ollamaChat {
-					// ollama ignores chat's max_completion_tokens (the
-					// field perfgate sends) and ignore_eos: the request
-					// ends at EOS.
-					c.EOSMeanTokens = 12
-				}
 			})
 			r := newRunner(t, url, func(c *Config) {
 				c.Warmups, c.NoContinuousUsage, c.NoTokenizer = 0, tc.noCont, tc.noTok
@@ -294,13 +287,11 @@ func TestTokenCountingAgainstSimEngines(t *testing.T) {
 			for i := range m.Requests {
 				// ollama takes text prompts only; every engine takes them.
 				m.Requests[i].PromptIDs, m.Requests[i].Prompt = nil, "count to twenty"
-				if ollamaChat {
-					m.Requests[i].MaxTokens = 2000 // EOS comes first
-				}
 			}
 			if tc.chat {
+				// The engine profile (detected: ollama's /api/version)
+				// sends max_tokens, the field ollama's chat reads.
 				m.API = workload.Chat
-				m.Sampling.IgnoreEOS = !ollamaChat
 			}
 			res, err := r.Run(context.Background(), m, 1)
 			if err != nil {
@@ -326,6 +317,31 @@ func TestTokenCountingAgainstSimEngines(t *testing.T) {
 				t.Errorf("several-tokens warning %v, want %v (%.2f tokens per chunk): %q", got, tc.multiple, tr.Tokens.TokensPerChunk, tr.Warnings)
 			}
 		})
+	}
+}
+
+// TestEOSStopOnAnEngineWithoutIgnoreEOS is issue 11's "the server clamped
+// or ignored max_tokens" against the ollama personality, which stops at EOS
+// whatever ignore_eos says: the trial names the real cause and its remedy.
+func TestEOSStopOnAnEngineWithoutIgnoreEOS(t *testing.T) {
+	_, url := startSim(t, func(c *sim.Config) {
+		if err := c.SetEngine("ollama"); err != nil {
+			t.Fatal(err)
+		}
+		c.EOSMeanTokens = 6
+	})
+	r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+	m := manifest(8, 4, 0, 64)
+	for i := range m.Requests {
+		m.Requests[i].PromptIDs, m.Requests[i].Prompt = nil, "tell a story"
+	}
+	res, err := r.Run(context.Background(), m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trials[0]
+	if tr.Valid || !strings.Contains(tr.InvalidReason, "stopped at EOS") || !strings.Contains(tr.InvalidReason, metrics.EOSRemedy) {
+		t.Errorf("valid %v, reason %q", tr.Valid, tr.InvalidReason)
 	}
 }
 
