@@ -143,10 +143,9 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 	dec := sse.NewDecoder(sr)
 	var (
 		prev time.Duration
-		// per holds, for each token message, its usage.completion_tokens
-		// shifted left by one, with the low bit set when it carried text.
+		// per holds each token message's usage and whether it had text
+		// (see entry), for resolveTokens.
 		per       []uint32
-		last      uint32 // completion_tokens of the last usage seen on a token message
 		allUsage  = true // every token message with text carried usage
 		usageSeen bool
 	)
@@ -184,16 +183,10 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 		if ch.finish != "" {
 			x.finish = ch.finish
 		}
-		if ch.usage {
-			last = uint32(min(ch.completionTokens, 1<<31-1))
-		} else if ch.texts > 0 {
+		if !ch.usage && ch.texts > 0 {
 			allUsage = false
 		}
-		v := last << 1
-		if ch.texts > 0 {
-			v |= 1
-		}
-		per = append(per, v)
+		per = append(per, entry(ch.completionTokens, ch.usage, ch.texts > 0))
 		if c.keepTexts {
 			x.keepText(&ch, ev.Data)
 		}

@@ -60,7 +60,8 @@ type Config struct {
 	// reuse each other's cached prefixes (vLLM >= 0.9).
 	CacheSalt bool
 	// NoContinuousUsage stops asking for continuous_usage_stats, for
-	// servers that reject the option. itl_token_ms then equals itl_ms.
+	// servers that reject the option. Per-chunk token counts then come from
+	// the server's /tokenize or are estimated (docs/metrics.md).
 	NoContinuousUsage bool
 	// NoTokenizer stops the client from counting chunk texts with the
 	// server's /tokenize when usage gives no per-chunk counts (it then

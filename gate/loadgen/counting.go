@@ -2,17 +2,36 @@ package loadgen
 
 import "github.com/perfgate/perfgate/gate/metrics"
 
+// A token message's entry in the per slice resolveTokens reads: the
+// usage.completion_tokens it carried shifted left by two, hasUsage when it
+// carried usage at all, hasText when it had output text.
+const (
+	hasText  = 1
+	hasUsage = 2
+)
+
+// entry builds a token message's entry.
+func entry(usage int, withUsage, text bool) uint32 {
+	var v uint32
+	if withUsage {
+		v = uint32(min(max(usage, 0), 1<<30-1))<<2 | hasUsage
+	}
+	if text {
+		v |= hasText
+	}
+	return v
+}
+
 // resolveTokens decides, once a stream has ended, how many output tokens
 // each token message carried, and records the method in rec.Tokens. per
-// holds one entry per token message: the usage.completion_tokens it carried
-// (or the last one before it) shifted left by one, with the low bit set when
-// the message had text. allUsage is true when every message with text
-// carried usage; usageSeen when any message did, in which case
-// rec.OutputTokens is the last usage's completion_tokens.
+// holds one entry per token message (see entry). allUsage is true when
+// every message with text carried usage; usageSeen when any message did,
+// in which case rec.OutputTokens is the last usage's completion_tokens.
 //
 // The methods are tried best first (docs/metrics.md):
 //   - usage_cumulative: the values never decrease and the last equals the
-//     final total (vLLM's and SGLang's continuous_usage_stats);
+//     final total (vLLM's and SGLang's continuous_usage_stats); a message
+//     without usage (chat's role chunk) carries none;
 //   - usage_per_chunk: the values add up to the final total;
 //   - even_split: the usage total exceeds the messages with text (ollama
 //     sends zeros on every chunk, then the total), so it is divided evenly
@@ -29,19 +48,22 @@ func resolveTokens(rec *metrics.Request, per []uint32, allUsage, usageSeen bool)
 	total := rec.OutputTokens
 	texts := 0
 	for _, v := range per {
-		texts += int(v & 1)
+		texts += int(v & hasText)
 	}
 	counts := per // rewritten in place: per is not read after this
 	switch {
 	case usageSeen && allUsage && cumulative(per, total):
 		prev := uint32(0)
 		for i, v := range per {
-			counts[i], prev = v>>1-prev, v>>1
+			counts[i] = 0
+			if v&hasUsage != 0 {
+				counts[i], prev = v>>2-prev, v>>2
+			}
 		}
 		rec.Tokens = metrics.TokensUsageCumulative
 	case usageSeen && allUsage && perChunk(per, total):
 		for i, v := range per {
-			counts[i] = v >> 1
+			counts[i] = v >> 2
 		}
 		rec.Tokens = metrics.TokensUsagePerChunk
 	case usageSeen && texts > 0 && total > texts:
@@ -49,7 +71,7 @@ func resolveTokens(rec *metrics.Request, per []uint32, allUsage, usageSeen bool)
 		rec.Tokens = metrics.TokensEvenSplit
 	default:
 		for i, v := range per {
-			counts[i] = v & 1
+			counts[i] = v & hasText
 		}
 		if !usageSeen && texts > 0 {
 			// No usage at all (a server ignoring stream_options): count
@@ -87,10 +109,13 @@ func setCounts(rec *metrics.Request, counts []uint32) {
 func cumulative(per []uint32, total int) bool {
 	prev := uint32(0)
 	for _, v := range per {
-		if v>>1 < prev {
+		if v&hasUsage == 0 {
+			continue
+		}
+		if v>>2 < prev {
 			return false
 		}
-		prev = v >> 1
+		prev = v >> 2
 	}
 	return prev > 0 && int(prev) == total
 }
@@ -99,19 +124,19 @@ func cumulative(per []uint32, total int) bool {
 func perChunk(per []uint32, total int) bool {
 	sum := 0
 	for _, v := range per {
-		sum += int(v >> 1)
+		sum += int(v >> 2)
 	}
 	return total > 0 && sum == total
 }
 
-// evenSplit divides total tokens over the texts messages with text (the low
-// bit of counts), earlier messages getting the remainder last: message j of
-// them gets floor((j+1)·total/texts) − floor(j·total/texts). Messages
-// without text get none.
+// evenSplit divides total tokens over the texts messages with text
+// (hasText in counts, which it overwrites): message j of them gets
+// floor((j+1)·total/texts) − floor(j·total/texts). Messages without text
+// get none.
 func evenSplit(counts []uint32, total, texts int) {
 	j := 0
 	for i, v := range counts {
-		if v&1 == 0 {
+		if v&hasText == 0 {
 			counts[i] = 0
 			continue
 		}

@@ -10,18 +10,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/metrics"
 )
 
-// tokenizer counts the text of streamed chunks with the server's /tokenize
-// endpoint (vLLM: POST /tokenize {"model", "prompt", "add_special_tokens"}
-// answering {"count", "tokens", ...}; SGLang serves the same shape). It
+// tokenizer counts the text of streamed chunks with the tokenizer endpoint
+// of the server's engine profile (vLLM: POST /tokenize {"model", "prompt",
+// "add_special_tokens"} answering {"count", "tokens", ...}; SGLang serves
+// the same shape; llama.cpp takes {"content"} and answers {"tokens"}). It
 // runs after a trial, never while requests are measured: a request to the
 // server during the trial would load the server being measured.
 type tokenizer struct {
 	url   string
 	model string
-	c     *client
+	// content: the engine takes llama.cpp's {"content": text} body (whose
+	// add_special defaults to false) rather than vLLM's.
+	content bool
+	c       *client
 	// cache maps a chunk's text to its count across trials: generated
 	// texts repeat (words, punctuation), so later trials cost little.
 	cache map[string]int
@@ -36,14 +41,15 @@ const (
 	tokenizeProbeTime   = 5 * time.Second
 )
 
-// probeTokenizer asks the server to count one word. It returns nil, and the
-// client keeps no chunk texts, when the server has no usable /tokenize
-// (ollama answers 404, OpenAI's API has none).
-func (r *Runner) probeTokenizer(ctx context.Context, c *client, model string) *tokenizer {
-	if r.cfg.NoTokenizer {
+// probeTokenizer asks the server to count one word at the tokenizer
+// endpoint of its engine profile. It returns nil, and the client keeps no
+// chunk texts, when the profile names none (ollama, TGI, a generic OpenAI
+// server) or the endpoint does not answer with a count.
+func (r *Runner) probeTokenizer(ctx context.Context, c *client, model string, prof engine.Profile) *tokenizer {
+	if r.cfg.NoTokenizer || prof.Tokenize == "" {
 		return nil
 	}
-	t := &tokenizer{url: r.base + "/tokenize", model: model, c: c, cache: map[string]int{}}
+	t := &tokenizer{url: r.base + prof.Tokenize, model: model, content: prof.Name == engine.LlamaCpp, c: c, cache: map[string]int{}}
 	pctx, cancel := context.WithTimeout(ctx, tokenizeProbeTime)
 	defer cancel()
 	if n, err := t.count(pctx, "perfgate"); err != nil || n <= 0 {
@@ -54,19 +60,23 @@ func (r *Runner) probeTokenizer(ctx context.Context, c *client, model string) *t
 
 // count returns the number of tokens of text without special tokens.
 func (t *tokenizer) count(ctx context.Context, text string) (int, error) {
-	body, err := json.Marshal(map[string]any{"model": t.model, "prompt": text, "add_special_tokens": false})
+	req := map[string]any{"model": t.model, "prompt": text, "add_special_tokens": false}
+	if t.content {
+		req = map[string]any{"content": text}
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		return 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Content-Type", "application/json")
 	if t.c.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+t.c.apiKey)
+		hr.Header.Set("Authorization", "Bearer "+t.c.apiKey)
 	}
-	resp, err := t.c.http.Do(req)
+	resp, err := t.c.http.Do(hr)
 	if err != nil {
 		return 0, unwrapURLError(err)
 	}
@@ -78,18 +88,30 @@ func (t *tokenizer) count(ctx context.Context, text string) (int, error) {
 	if resp.StatusCode != http.StatusOK {
 		return 0, fmt.Errorf("POST /tokenize: HTTP %d", resp.StatusCode)
 	}
+	n, err := parseTokenizeAnswer(raw)
+	if err != nil {
+		return 0, fmt.Errorf("POST /tokenize: %w", err)
+	}
+	return n, nil
+}
+
+// parseTokenizeAnswer reads {"count": n} or, without a count, the length
+// of "tokens". A negative count is not an answer.
+func parseTokenizeAnswer(raw []byte) (int, error) {
 	var out struct {
 		Count  *int              `json:"count"`
 		Tokens []json.RawMessage `json:"tokens"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return 0, fmt.Errorf("POST /tokenize: %w", err)
+		return 0, err
 	}
-	if out.Count != nil {
+	switch {
+	case out.Count != nil && *out.Count >= 0:
 		return *out.Count, nil
-	}
-	if out.Tokens == nil {
-		return 0, fmt.Errorf("POST /tokenize: neither count nor tokens in the answer")
+	case out.Count != nil:
+		return 0, fmt.Errorf("negative count %d", *out.Count)
+	case out.Tokens == nil:
+		return 0, fmt.Errorf("neither count nor tokens in the answer")
 	}
 	return len(out.Tokens), nil
 }
@@ -153,7 +175,7 @@ func (t *tokenizer) refine(ctx context.Context, xs []*exchange) string {
 		todo = todo[:tokenizeMaxTexts]
 	}
 	if err := t.countAll(ctx, todo); err != nil {
-		warn = fmt.Sprintf("tokenize: counting chunk texts with %s failed (%v); the approximate counts stay", "/tokenize", err)
+		warn = fmt.Sprintf("tokenize: counting chunk texts with the server's tokenizer failed (%v); the approximate counts stay", err)
 	}
 	for i, x := range xs {
 		if texts[i] != nil {

@@ -28,14 +28,6 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		model = m.Model
 	}
 	c := r.clientFor(m)
-	if !r.probed {
-		r.probed = true
-		r.tok = r.probeTokenizer(ctx, c, model)
-	}
-	if r.tok != nil {
-		r.tok.c = c
-	}
-	c.keepTexts = r.tok != nil
 	defer func() { res.FinishedAt = time.Now().UTC() }()
 	fail := func(reason string, err error) error {
 		res.Complete, res.IncompleteReason = false, reason
@@ -59,6 +51,14 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		return fail(err.Error(), err)
 	}
 	m = cm
+	if !r.probed {
+		r.probed = true
+		r.tok = r.probeTokenizer(ctx, c, model, prof)
+	}
+	if r.tok != nil {
+		r.tok.c = c
+	}
+	c.keepTexts = r.tok != nil
 	for k := 0; k < n; k++ {
 		idx := len(res.Trials)
 		if ctx.Err() != nil {

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // styleServer streams completions in one of the usage styles servers use,
@@ -27,6 +31,9 @@ func (s styleServer) start(t *testing.T) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
+	// Its /version makes engine detection take it for vLLM, whose profile
+	// names /tokenize.
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"version":"0.11.0"}`) })
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"m","max_model_len":4096}]}`)
 	})
@@ -120,7 +127,8 @@ func TestTokenCountingStyles(t *testing.T) {
 		name := fmt.Sprintf("%s/chunk%d/tokenize=%v", tc.style, tc.chunk, tc.tokenize)
 		t.Run(name, func(t *testing.T) {
 			url := styleServer{tc.style, tc.chunk, tc.tokenize}.start(t)
-			r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+			var progress bytes.Buffer
+			r := newRunner(t, url, func(c *Config) { c.Warmups, c.Progress = 0, &progress })
 			m := manifest(4, 4, 0, maxTok)
 			res, err := r.Run(context.Background(), m, 1)
 			if err != nil {
@@ -143,6 +151,9 @@ func TestTokenCountingStyles(t *testing.T) {
 			several := strings.Contains(strings.Join(tr.Warnings, "\n"), "tokens on average")
 			if want := float64(tc.output)/float64(maxTok/tc.chunk) > metrics.WarnTokensPerChunk; several != want {
 				t.Errorf("several-tokens warning %v, want %v: %q", several, want, tr.Warnings)
+			}
+			if got := strings.Contains(progress.String(), "tokens a chunk, "+tc.method+")"); got != several {
+				t.Errorf("progress line names the chunking %v, want %v: %q", got, several, progress.String())
 			}
 		})
 	}
@@ -179,28 +190,24 @@ func TestResolveTokens(t *testing.T) {
 			metrics.TokensOnePerChunk, 0, nil, 2},
 		{"cumulative that stops short of the total", []msg{{1, true}, {2, true}}, 6,
 			metrics.TokensEvenSplit, 3, []uint32{3}, 6},
+		{"per chunk with a finish chunk without usage", []msg{{2, true}, {3, true}, {-1, false}}, 5,
+			metrics.TokensUsagePerChunk, 2, []uint32{3, 0}, 5},
+		{"cumulative with a finish chunk without usage", []msg{{2, true}, {5, true}, {-1, false}}, 5,
+			metrics.TokensUsageCumulative, 2, []uint32{3, 0}, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := metrics.Request{Chunks: len(tc.msgs)}
 			var per []uint32
-			last, all, seen := uint32(0), true, tc.output >= 0
+			all, seen := true, tc.output >= 0
 			for _, m := range tc.msgs {
-				if m.usage >= 0 {
-					last, seen = uint32(m.usage), true
-				} else if m.text {
+				if m.usage < 0 && m.text {
 					all = false
 				}
-				v := last << 1
-				if m.text {
-					v |= 1
-				}
-				per = append(per, v)
+				per = append(per, entry(m.usage, m.usage >= 0, m.text))
 			}
 			if tc.output >= 0 {
 				rec.OutputTokens = tc.output
-			} else if seen {
-				rec.OutputTokens = int(last)
 			}
 			resolveTokens(&rec, per, all, seen)
 			if rec.Tokens != tc.method || rec.FirstChunkTokens != tc.first || fmt.Sprint(rec.GapTokens) != fmt.Sprint(tc.gaps) || rec.OutputTokens != tc.outTokens {
@@ -230,5 +237,208 @@ func TestScaleTo(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("scaleTo(%v, %d) = %v, want %v", tc.in, tc.total, got, tc.want)
 		}
+	}
+}
+
+// TestTokenCountingAgainstSimEngines runs the client against the
+// simulator's personalities, one and three tokens a chunk: vLLM and SGLang
+// with continuous usage (cumulative), vLLM without it (final only: its
+// /tokenize counts the chunks, or the total is split evenly without it),
+// ollama completions (zeros on every chunk, no /tokenize) and ollama chat
+// (final only). Every trial is valid and counts the tokens the server made.
+func TestTokenCountingAgainstSimEngines(t *testing.T) {
+	tests := []struct {
+		engine   string
+		chat     bool
+		chunk    int
+		noCont   bool
+		noTok    bool
+		method   string
+		approx   bool
+		multiple bool // the several-tokens warning
+	}{
+		{"vllm", false, 1, false, false, "usage_cumulative", false, false},
+		{"vllm", false, 3, false, false, "usage_cumulative", false, true},
+		{"vllm", true, 3, false, false, "usage_cumulative", false, true},
+		{"vllm", false, 3, true, false, "tokenize", true, true},
+		{"vllm", false, 3, true, true, "even_split", true, true},
+		{"vllm", false, 1, true, true, "one_per_chunk", false, false},
+		{"sglang", false, 1, false, false, "usage_cumulative", false, false},
+		{"sglang", true, 3, false, false, "usage_cumulative", false, true},
+		{"sglang", false, 3, true, false, "tokenize", true, true},
+		{"ollama", false, 1, false, false, "one_per_chunk", false, false},
+		{"ollama", false, 3, false, false, "even_split", true, true},
+		{"ollama", true, 3, false, false, "even_split", true, true},
+	}
+	const maxTok = 16
+	for _, tc := range tests {
+		name := fmt.Sprintf("%s/chat=%v/chunk%d/continuous=%v/tokenizer=%v", tc.engine, tc.chat, tc.chunk, !tc.noCont, !tc.noTok)
+		t.Run(name, func(t *testing.T) {
+			srv, url := startSim(t, func(c *sim.Config) {
+				if err := c.SetEngine(tc.engine); err != nil {
+					t.Fatal(err)
+				}
+				c.StreamInterval = tc.chunk
+			})
+			r := newRunner(t, url, func(c *Config) {
+				c.Warmups, c.NoContinuousUsage, c.NoTokenizer = 0, tc.noCont, tc.noTok
+			})
+			m := manifest(6, 3, 0, maxTok)
+			for i := range m.Requests {
+				// ollama takes text prompts only; every engine takes them.
+				m.Requests[i].PromptIDs, m.Requests[i].Prompt = nil, "count to twenty"
+			}
+			if tc.chat {
+				// The engine profile (detected: ollama's /api/version)
+				// sends max_tokens, the field ollama's chat reads.
+				m.API = workload.Chat
+			}
+			res, err := r.Run(context.Background(), m, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := res.Trials[0]
+			if !tr.Valid {
+				t.Fatalf("trial invalid: %s", tr.InvalidReason)
+			}
+			if tr.Tokens == nil || tr.Tokens.Method != tc.method || tr.Tokens.ITLTokenApprox != tc.approx {
+				t.Fatalf("token counting %+v, want %s approximate %v", tr.Tokens, tc.method, tc.approx)
+			}
+			made := 0
+			for _, rec := range srv.Records() {
+				if strings.Contains(rec.RequestID, "-t0-") {
+					made += rec.CompletionTokens
+				}
+			}
+			if got := int(tr.Values["total_output_tokens"]); got != made {
+				t.Errorf("total_output_tokens %d, the server made %d", got, made)
+			}
+			if got := strings.Contains(strings.Join(tr.Warnings, "\n"), "tokens on average"); got != tc.multiple {
+				t.Errorf("several-tokens warning %v, want %v (%.2f tokens per chunk): %q", got, tc.multiple, tr.Tokens.TokensPerChunk, tr.Warnings)
+			}
+		})
+	}
+}
+
+// TestEOSStopOnAnEngineWithoutIgnoreEOS is issue 11's "the server clamped
+// or ignored max_tokens" against the ollama personality, which stops at EOS
+// whatever ignore_eos says: the trial names the real cause and its remedy.
+func TestEOSStopOnAnEngineWithoutIgnoreEOS(t *testing.T) {
+	_, url := startSim(t, func(c *sim.Config) {
+		if err := c.SetEngine("ollama"); err != nil {
+			t.Fatal(err)
+		}
+		c.EOSMeanTokens = 6
+	})
+	r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+	m := manifest(8, 4, 0, 64)
+	for i := range m.Requests {
+		m.Requests[i].PromptIDs, m.Requests[i].Prompt = nil, "tell a story"
+	}
+	res, err := r.Run(context.Background(), m, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trials[0]
+	if tr.Valid || !strings.Contains(tr.InvalidReason, "stopped at EOS") || !strings.Contains(tr.InvalidReason, metrics.EOSRemedy) {
+		t.Errorf("valid %v, reason %q", tr.Valid, tr.InvalidReason)
+	}
+}
+
+// TestClientErrorQuotedInTrial: the ollama personality refuses token-id
+// prompts; the run's error and the trial's reason quote why, and the API
+// key the server might echo never appears.
+func TestClientErrorQuotedInTrial(t *testing.T) {
+	_, url := startSim(t, func(c *sim.Config) {
+		if err := c.SetEngine("ollama"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+	res, err := r.Run(context.Background(), manifest(3, 3, 0, 4), 1)
+	const why = `http_400: 3: "json: cannot unmarshal array into Go struct field CompletionRequest.prompt of type string"`
+	if err == nil || !strings.Contains(err.Error(), why) {
+		t.Fatalf("error %v, want it to quote %s", err, why)
+	}
+	if reason := res.Trials[0].InvalidReason; !strings.Contains(reason, why) || strings.Contains(reason, "sk-secret") {
+		t.Errorf("reason %q", reason)
+	}
+}
+
+// FuzzResolveTokens: whatever usage a stream carried, the counts keep
+// their shape (one per gap, or nil) and every method but one_per_chunk
+// adds up to the output total, so the consistency check never fires on a
+// server that only reported its usage oddly.
+func FuzzResolveTokens(f *testing.F) {
+	f.Add([]byte{3, 5, 7, 9}, uint16(4), true, true)
+	f.Add([]byte{1, 1, 1, 0}, uint16(7), true, false)
+	f.Add([]byte{0, 3, 5}, uint16(0), false, true)
+	f.Fuzz(func(t *testing.T, per []byte, total uint16, seen, all bool) {
+		if len(per) == 0 || len(per) > 64 {
+			return
+		}
+		vals := make([]uint32, len(per))
+		for i, b := range per {
+			vals[i] = uint32(b) // usage<<2 | hasUsage | hasText, as entry builds it
+		}
+		rec := metrics.Request{Chunks: len(per), OutputTokens: int(total)}
+		if !seen {
+			rec.OutputTokens = 0
+		}
+		resolveTokens(&rec, vals, all, seen)
+		if rec.GapTokens != nil && len(rec.GapTokens) != len(per)-1 {
+			t.Fatalf("%d gap counts for %d messages", len(rec.GapTokens), len(per))
+		}
+		sum := rec.FirstChunkTokens
+		for _, k := range rec.GapTokens {
+			sum += int(k)
+		}
+		if rec.GapTokens == nil {
+			sum += len(per) - 1
+		}
+		if rec.Tokens != metrics.TokensOnePerChunk && sum != rec.OutputTokens {
+			t.Fatalf("%v: counts sum to %d, output %d", rec.Tokens, sum, rec.OutputTokens)
+		}
+	})
+}
+
+// FuzzTokenizeAnswer: the /tokenize answer parser never panics and never
+// returns a negative count.
+func FuzzTokenizeAnswer(f *testing.F) {
+	for _, s := range []string{`{"count":3,"tokens":[1,2,3]}`, `{"tokens":[1]}`, `{"count":-1}`, `[]`, `{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if n, err := parseTokenizeAnswer(b); err == nil && n < 0 {
+			t.Fatalf("%s: count %d", b, n)
+		}
+	})
+}
+
+// TestTokenizerBodies: vLLM and SGLang get {"model", "prompt",
+// "add_special_tokens": false}, llama.cpp {"content"}; an engine whose
+// profile names no tokenizer is never asked.
+func TestTokenizerBodies(t *testing.T) {
+	var got []map[string]any
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		got = append(got, b)
+		fmt.Fprint(w, `{"tokens":[1,2]}`)
+	})
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	r := newRunner(t, ts.URL, nil)
+	c := &client{http: ts.Client()}
+	for _, name := range []engine.Name{engine.VLLM, engine.LlamaCpp, engine.Ollama} {
+		tok := r.probeTokenizer(context.Background(), c, "m", engine.Must(name))
+		if (tok == nil) != (name == engine.Ollama) {
+			t.Errorf("%s: tokenizer %v", name, tok)
+		}
+	}
+	if len(got) != 2 || got[0]["prompt"] != "perfgate" || got[0]["add_special_tokens"] != false || got[0]["model"] != "m" ||
+		got[1]["content"] != "perfgate" || len(got[1]) != 1 {
+		t.Errorf("bodies %v", got)
 	}
 }
