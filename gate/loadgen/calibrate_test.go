@@ -153,3 +153,29 @@ func TestCalibrationFailure(t *testing.T) {
 		t.Errorf("complete %v with %d trials", res.Complete, len(res.Trials))
 	}
 }
+
+// TestOllamaLatestTag: a workload naming an ollama model without its tag
+// (as `ollama run NAME` is written) is served by NAME:latest, the name
+// ollama's /v1/models lists; other engines keep the exact match.
+func TestOllamaLatestTag(t *testing.T) {
+	for _, engine := range []string{"ollama", ""} {
+		_, url := startSim(t, func(c *sim.Config) {
+			if engine != "" {
+				if err := c.SetEngine(engine); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.Model = "tiny:latest"
+		})
+		r := newRunner(t, url, nil)
+		m := textManifest(t, "chat")
+		m.Model = "tiny"
+		srv, err := r.Prepare(context.Background(), m)
+		if engine == "ollama" && (err != nil || srv.Model != "tiny:latest") {
+			t.Errorf("ollama: model %q, %v", srv.Model, err)
+		}
+		if engine == "" && (err == nil || !strings.Contains(err.Error(), `does not serve model "tiny"`)) {
+			t.Errorf("vllm: %v, want the exact name refused", err)
+		}
+	}
+}

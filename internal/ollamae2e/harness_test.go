@@ -81,7 +81,7 @@ func workload(api string) string {
 	}
 	return "name: ollama-" + api + "\n" +
 		"description: tiny random-weight model on ollama, " + api + ", text prompts\n" +
-		"api: " + api + "\nmodel: " + model + ":latest\n" + // ollama lists the tag
+		"api: " + api + "\nmodel: " + model + "\n" + // served as perfgate-tiny:latest
 		"dataset: {kind: random, input_tokens: 48, output_tokens: 32, seed: " + seed + ", prompt_format: text}\n" +
 		"load: {requests: 16, concurrency: 4}\n" +
 		"sampling: {temperature: 0, ignore_eos: true}\n" +
