@@ -205,3 +205,13 @@ func TestTextPromptSpec(t *testing.T) {
 		t.Errorf("token-id spec records a prompt format: %v", s.Dataset)
 	}
 }
+
+func TestTextPromptPlan(t *testing.T) {
+	var b strings.Builder
+	if err := WritePlan(&b, []*Manifest{parse1(t, textWorkload("completions", "text"))}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "sized to the server's tokenizer") {
+		t.Errorf("plan does not say the prompts are calibrated:\n%s", b.String())
+	}
+}
