@@ -159,6 +159,25 @@ func Recorded(id string) bool {
 	return false
 }
 
+// RecordedWith is Recorded for a workload that also records the
+// percentiles extra (its metric_percentiles, vLLM's --metric-percentiles):
+// tpot_ms.p75 is recorded when extra holds 75, and refused otherwise.
+func RecordedWith(id string, extra []float64) bool {
+	if Recorded(id) {
+		return true
+	}
+	pid, ok := ParseID(id)
+	if !ok {
+		return false
+	}
+	for _, p := range extra {
+		if Pct(p) == pid.Stat {
+			return true
+		}
+	}
+	return false
+}
+
 // Label is a short human name for id: "TTFT p99", "output_throughput".
 func Label(id string) string {
 	if pid, ok := ParseID(id); ok {
