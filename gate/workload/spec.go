@@ -115,7 +115,7 @@ type Load struct {
 // lines records the line of each field that expansion may still reject.
 type lines struct {
 	name, path, sha256, requests, required, minTokens, numPrefixes, tokenIDs int
-	rate, rampUp, burstiness                                                int
+	rate, rampUp, burstiness                                                 int
 }
 
 // cellSpec is one cell's load point.
