@@ -203,20 +203,22 @@ func parseTraceCSV(r io.Reader, path string, output int) ([]traceEntry, []*Error
 		b.warnf(1, "columns ignored: %s", strings.Join(ignored, ", "))
 	}
 	var out []traceEntry
-	failed, firstFailed := 0, 0
+	failed, firstFailed, last := 0, 0, 1
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			b.errorf(csvLine(err, line), "invalid csv: %v", err)
+			// FieldPos is only defined for a record that was read.
+			b.errorf(csvLine(err, last+1), "invalid csv: %v", err)
 			if !errors.Is(err, csv.ErrFieldCount) {
 				break // the reader cannot resynchronise after a quoting error
 			}
 			continue
 		}
+		line, _ := cr.FieldPos(0)
+		last = line
 		cell := func(name string) string { return strings.TrimSpace(rec[col[name]]) }
 		ts, err := strconv.ParseFloat(cell(csvTimestamp), 64)
 		if err != nil || math.IsNaN(ts) || math.IsInf(ts, 0) {
