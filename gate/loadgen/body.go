@@ -75,9 +75,37 @@ func encodeBodies(m *workload.Manifest, reqs []workload.Request, model, salt str
 		if err != nil {
 			return nil, fmt.Errorf("encode request %d: %w", r.Index, err)
 		}
+		if i == 0 {
+			if err := checkExtra(data, m.ExtraBody); err != nil {
+				return nil, fmt.Errorf("workload %s: %w", m.Cell, err)
+			}
+		}
 		out[i] = mergeExtra(data, m.ExtraBody)
 	}
 	return out, nil
+}
+
+// checkExtra refuses an extra_body member that the encoded body b already
+// has. Workload validation refuses the keys perfgate writes, but a body
+// field added later (for another engine) must not end up twice in the
+// JSON, where the server would pick one of the two silently.
+func checkExtra(b, extra []byte) error {
+	if len(extra) <= 2 {
+		return nil
+	}
+	var have, add map[string]json.RawMessage
+	if err := json.Unmarshal(b, &have); err != nil {
+		return fmt.Errorf("encoded body: %w", err)
+	}
+	if err := json.Unmarshal(extra, &add); err != nil {
+		return fmt.Errorf("extra_body: %w", err)
+	}
+	for k := range add {
+		if _, dup := have[k]; dup {
+			return fmt.Errorf("extra_body key %q is also written by perfgate", k)
+		}
+	}
+	return nil
 }
 
 // mergeExtra appends the members of the JSON object extra (a workload's

@@ -45,6 +45,10 @@ func TestBodyCarriesSamplingAndExtraBody(t *testing.T) {
 	if strings.Contains(string(plain[0]), "top_k") || !strings.HasPrefix(string(b[0]), strings.TrimSuffix(string(plain[0]), "}")[:20]) {
 		t.Errorf("plain body %s", plain[0])
 	}
+	m.ExtraBody = json.RawMessage(`{"cache_salt":"x"}`) // a key validation would refuse
+	if _, err := encodeBodies(m, m.Requests, "model", "salt", true); err == nil || !strings.Contains(err.Error(), `"cache_salt"`) {
+		t.Errorf("a duplicate body key was sent: %v", err)
+	}
 	if mergeExtra([]byte(`{"a":1}`), nil) == nil || string(mergeExtra([]byte(`{"a":1}`), []byte(`{}`))) != `{"a":1}` {
 		t.Error("an empty extra body changed the request")
 	}

@@ -125,7 +125,7 @@ func (d *decoder) jsonValue(n *yaml.Node, path string, depth int) any {
 			v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 			lit := json.Number(strings.ReplaceAll(n.Value, "_", ""))
 			if err != nil || !json.Valid([]byte(lit)) || v != v || v > 1e308 || v < -1e308 {
-				d.errorf(n.Line, "%s: %s is not a finite JSON number (quote it to send a string)", path, n.Value)
+				d.errorf(n.Line, "%s: %s is not a finite JSON number (write it as JSON does, or quote it to send a string)", path, n.Value)
 				return nil
 			}
 			return lit
