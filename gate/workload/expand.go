@@ -67,6 +67,7 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 			ExtraBody:   f.ExtraBody,
 			Headers:     f.Headers,
 			RampUp:      f.Load.RampUp,
+			Trace:       f.traceNote(),
 
 			MetricPercentiles: f.MetricPercentiles,
 			Warnings:          warningTexts(warnings),

@@ -50,6 +50,7 @@ func TestHashCoverage(t *testing.T) {
 		{"ramp_up", func(m *Manifest) { m.RampUp = &RampUp{Strategy: RampLinear, StartRPS: 1, EndRPS: 2} }, true},
 		{"metric_percentiles", func(m *Manifest) { m.MetricPercentiles = []float64{75} }, false},
 		{"warnings", func(m *Manifest) { m.Warnings = []string{"x"} }, false},
+		{"trace note", func(m *Manifest) { m.Trace = "t.jsonl" }, false},
 		{"trials", func(m *Manifest) { m.Trials.Max = 20 }, false},
 		{"gate", func(m *Manifest) { m.Gate = []GateRule{{Metric: "ttft_ms.p99", Tolerance: 0.1}} }, false},
 		{"timeout", func(m *Manifest) { m.Timeout = time.Hour }, false},

@@ -71,6 +71,10 @@ type Manifest struct {
 	Headers   []Header
 	// RampUp is the rate ramp the arrivals follow (nil: a fixed rate).
 	RampUp *RampUp
+	// Trace describes the trace whose timestamps the arrivals replay
+	// ("trace.jsonl, time_scale 0.001"); empty for other datasets. Rate
+	// and Burstiness then mean nothing.
+	Trace string
 	// MetricPercentiles are the percentiles recorded besides the fixed
 	// ones.
 	MetricPercentiles []float64

@@ -215,6 +215,11 @@ func TestTraceJSONL(t *testing.T) {
 	if m.Concurrency != 4 || len(m.Warmups) != 2 {
 		t.Errorf("concurrency %d, %d warmups", m.Concurrency, len(m.Warmups))
 	}
+	var buf bytes.Buffer
+	_ = WritePlan(&buf, ms)
+	if !strings.Contains(buf.String(), "the timestamps of ../data/trace.jsonl (jsonl), time_scale 0.001") {
+		t.Errorf("plan does not name the replay:\n%s", buf.String())
+	}
 	again := load1(t, "testdata/valid/trace-jsonl.yaml")[0]
 	if again.Hash != m.Hash {
 		t.Error("a trace does not expand to the same manifest twice")

@@ -101,6 +101,9 @@ func WritePlan(w io.Writer, ms []*Manifest) error {
 // Header values from the environment are never printed, only the name
 // of their variable.
 func writeOptions(w io.Writer, m *Manifest) {
+	if m.Trace != "" {
+		fmt.Fprintf(w, "replay\tthe timestamps of %s (rate and burstiness unused)\n", m.Trace)
+	}
 	if r := m.RampUp; r != nil {
 		fmt.Fprintf(w, "ramp-up\t%s from %s to %s req/s\n", r.Strategy, ftoa(r.StartRPS), ftoa(r.EndRPS))
 	}

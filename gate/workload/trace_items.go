@@ -151,3 +151,16 @@ func traceArrivals(items []item) []time.Duration {
 	}
 	return out
 }
+
+// traceNote describes a trace dataset for Manifest.Trace.
+func (f *File) traceNote() string {
+	ds := f.Dataset
+	if ds.Kind != KindTrace {
+		return ""
+	}
+	note := fmt.Sprintf("%s (%s), time_scale %s", ds.Path, ds.Format, ftoa(ds.TimeScale))
+	if ds.MaxDuration > 0 {
+		note += ", max_duration " + ds.MaxDuration.String()
+	}
+	return note
+}
