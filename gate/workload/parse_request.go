@@ -239,8 +239,9 @@ func (d *decoder) metricPercentiles(n *yaml.Node, f *File) {
 
 // rampUp decodes load.ramp_up (vllm bench serve --ramp-up-strategy,
 // --ramp-up-start-rps, --ramp-up-end-rps) with vLLM's checks, except that
-// the start rate must be positive for the linear ramp too: vLLM divides
-// by the first request's rate, so a linear ramp from 0 fails there.
+// the start rate must be positive for the linear ramp too: vLLM asserts
+// that every request's rate is positive, so a linear ramp from 0 fails
+// there, after the benchmark has started.
 func (d *decoder) rampUp(n *yaml.Node) *RampUp {
 	r := &RampUp{}
 	have := map[string]bool{}
