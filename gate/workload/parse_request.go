@@ -203,11 +203,11 @@ func (d *decoder) headers(n *yaml.Node, f *File) {
 			switch {
 			case redact.Name(name):
 				// The value is not quoted: it is the secret.
-				d.errorf(v.Line, "headers.%s looks like a credential: write {env: VARIABLE} so the value stays out of the workload file and results", name)
+				d.errorf(v.Line, "headers.%s is named like a credential, so its value must come from the environment: write {env: VARIABLE} to keep it out of the workload file and results", name)
 			case strings.ContainsAny(h.Value, "\r\n\x00"):
 				d.errorf(v.Line, "headers.%s: the value holds a line break or NUL", name)
 			case redact.Text(h.Value) != h.Value:
-				d.errorf(v.Line, "headers.%s: the value looks like a credential: write {env: VARIABLE} instead", name)
+				d.errorf(v.Line, "headers.%s: the value looks like a credential, so it must come from the environment: write {env: VARIABLE} instead", name)
 			}
 		}
 		f.Headers = append(f.Headers, h)
