@@ -89,6 +89,8 @@ type Dataset struct {
 	TimeScale       float64 `json:"time_scale,omitempty"`
 	HashBlockTokens int     `json:"hash_block_tokens,omitempty"`
 	MaxDurationS    float64 `json:"max_duration_s,omitempty"`
+	// Fields renames the trace's keys or columns, by role.
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 // Header is one extra request header: a literal Value, or Env, the name

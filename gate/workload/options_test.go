@@ -2,6 +2,8 @@ package workload
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"os"
 	"strings"
@@ -279,4 +281,48 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestTraceFields replays traces whose keys and columns are named
+// otherwise (vLLM's --timed-trace-label-*): Azure's csv with dates, and a
+// jsonl trace with its own labels and date strings.
+func TestTraceFields(t *testing.T) {
+	var warnings []string
+	ms, err := Loader{Warn: func(e *Error) { warnings = append(warnings, e.Error()) }}.LoadFile("testdata/valid/trace-azure.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := ms[0].Requests
+	if len(rs) != 3 || rs[1].Arrival != 4314579*time.Microsecond || rs[2].Arrival != 14319410*time.Microsecond ||
+		rs[1].InputTokens != 396 || rs[1].MaxTokens != 109 {
+		t.Fatalf("requests %+v", rs)
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "azure.csv:4: warning: 1 rows with 0 GeneratedTokens (failed requests) skipped") {
+		t.Errorf("warnings %q", warnings)
+	}
+
+	dir := t.TempDir()
+	trace := `{"ts": "2024-05-01T10:00:00Z", "in": 8, "out": 2, "timestamp": 99}` + "\n" +
+		`{"ts": "2024-05-01T10:00:02.5Z", "in": 4, "out": 3}` + "\n"
+	if err := os.WriteFile(dir+"/t.jsonl", []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(trace))
+	wl := "name: labels\ndataset:\n  kind: trace\n  path: t.jsonl\n  sha256: " + hex.EncodeToString(sum[:]) +
+		"\n  fields: {timestamp: ts, input_length: in, output_length: out}\nload: {requests: 5}\n"
+	if err := os.WriteFile(dir+"/w.yaml", []byte(wl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warnings = nil
+	ms, err = Loader{Warn: func(e *Error) { warnings = append(warnings, e.Error()) }}.LoadFile(dir + "/w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs = ms[0].Requests
+	if len(rs) != 2 || rs[1].Arrival != 2500*time.Millisecond || rs[0].InputTokens != 8 || rs[1].MaxTokens != 3 {
+		t.Fatalf("requests %+v", rs)
+	}
+	if len(warnings) == 0 || !strings.Contains(warnings[0], "t.jsonl:1: warning: fields ignored: timestamp (a trace uses ts, in, out, hash_ids, prompt)") {
+		t.Errorf("warnings %q", warnings)
+	}
 }

@@ -15,7 +15,7 @@ var datasetKeys = map[string][]string{
 	KindPrefixRepetition: {"input_tokens", "output_tokens", "range_ratio", "prefix_tokens", "num_prefixes", "token_ids"},
 	KindShareGPT:         {"output_tokens", "path", "sha256", "required"},
 	KindJSONL:            {"output_tokens", "path", "sha256", "required"},
-	KindTrace:            {"output_tokens", "path", "sha256", "required", "format", "time_scale", "hash_block_tokens", "max_duration"},
+	KindTrace:            {"output_tokens", "path", "sha256", "required", "format", "time_scale", "hash_block_tokens", "max_duration", "fields"},
 }
 
 var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -26,7 +26,7 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 	ds.TokenIDs = TokenRange{Min: DefaultTokenIDMin, Max: DefaultTokenIDMax}
 	fields := d.mapping(n, "dataset", "kind", "input_tokens", "output_tokens", "range_ratio",
 		"prefix_tokens", "num_prefixes", "seed", "path", "sha256", "required", "token_ids",
-		"format", "time_scale", "hash_block_tokens", "max_duration")
+		"format", "time_scale", "hash_block_tokens", "max_duration", "fields")
 	lineOf := map[string]int{}
 	for _, fl := range fields {
 		lineOf[fl.key] = fl.line

@@ -293,6 +293,29 @@ func (d *decoder) traceKey(fl field, ds *Dataset) {
 		ds.HashBlockTokens = d.integer(v, "dataset.hash_block_tokens", 1, 1000000)
 	case "max_duration":
 		ds.MaxDuration = d.duration(v, "dataset.max_duration")
+	case "fields": // --timed-trace-label-timestamp, -input-length, ...
+		d.traceFields(v, ds)
+	}
+}
+
+// traceFields decodes dataset.fields: the key (jsonl) or column (csv)
+// that holds each role, for traces that name them otherwise.
+func (d *decoder) traceFields(n *yaml.Node, ds *Dataset) {
+	ds.Fields = map[string]string{}
+	roles := map[string]string{}
+	for _, fl := range d.mapping(n, "dataset.fields", TraceFields...) {
+		n0 := len(d.errs)
+		name := d.text(fl.value, "dataset.fields."+fl.key)
+		switch {
+		case len(d.errs) > n0:
+		case strings.TrimSpace(name) == "":
+			d.errorf(fl.value.Line, "dataset.fields.%s must name a key or column", fl.key)
+		case roles[name] != "":
+			d.errorf(fl.value.Line, "dataset.fields: %q is already the %s", name, roles[name])
+		default:
+			roles[name] = fl.key
+			ds.Fields[fl.key] = name
+		}
 	}
 }
 
@@ -316,4 +339,7 @@ func (d *decoder) traceLoad(f *File) {
 		f.Dataset.HashBlockTokens = DefaultHashBlockTokens
 	}
 	f.Dataset.Format = traceFormat(f.Dataset)
+	if _, ok := f.Dataset.Fields[FieldHashIDs]; ok && f.Dataset.Format == TraceCSV {
+		d.errorf(f.lines.path, "dataset.fields.hash_ids applies to jsonl traces only (a csv cell holds one value)")
+	}
 }

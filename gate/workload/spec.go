@@ -99,6 +99,9 @@ type Dataset struct {
 	TimeScale       float64
 	HashBlockTokens int
 	MaxDuration     time.Duration
+	// Fields renames a trace's keys or columns, by role (FieldTimestamp,
+	// ...): vLLM's --timed-trace-label-* options. nil: the defaults.
+	Fields map[string]string
 }
 
 // Load is the load shape. Concurrency and Rate hold one value, or several

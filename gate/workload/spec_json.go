@@ -16,6 +16,7 @@ func (f *File) spec(c cellSpec) []byte {
 		RangeRatio: ds.RangeRatio, PrefixTokens: ds.PrefixTokens, NumPrefixes: ds.NumPrefixes,
 		Seed: ds.Seed, Path: ds.Path, SHA256: ds.SHA256,
 		Format: ds.Format, TimeScale: ds.TimeScale, HashBlockTokens: ds.HashBlockTokens, MaxDurationS: ds.MaxDuration.Seconds(),
+		Fields: ds.Fields,
 	}
 	if generated(ds.Kind) && f.API == Completions {
 		r := ds.TokenIDs

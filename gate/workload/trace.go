@@ -3,7 +3,6 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Trace formats.
@@ -27,26 +27,47 @@ const DefaultHashBlockTokens = 16
 // traceEntry is one request of a trace file before content is attached.
 type traceEntry struct {
 	line    int
-	ts      float64 // in the file's unit; scaled by time_scale
-	input   int     // 0: estimate from prompt
-	output  int     // 0: dataset.output_tokens
+	ts      float64   // in the file's unit; scaled by time_scale
+	date    time.Time // the timestamp when the file writes dates (ts is then 0)
+	input   int       // 0: estimate from prompt
+	output  int       // 0: dataset.output_tokens
 	prompt  string
 	hashIDs []int64
 }
 
-// traceRecord is one line of a jsonl trace: vLLM's timed_trace labels
-// (timestamp, input_length, output_length, hash_ids), as in Mooncake's
-// traces, plus an optional prompt to send instead of generated tokens.
-type traceRecord struct {
-	Timestamp    *float64 `json:"timestamp"`
-	InputLength  *int     `json:"input_length"`
-	OutputLength *int     `json:"output_length"`
-	HashIDs      []int64  `json:"hash_ids"`
-	Prompt       *string  `json:"prompt"`
+// Trace fields: the roles a trace's keys (jsonl) or columns (csv) play.
+// dataset.fields renames them, as vLLM's --timed-trace-label-* options do.
+const (
+	FieldTimestamp    = "timestamp"
+	FieldInputLength  = "input_length"
+	FieldOutputLength = "output_length"
+	FieldHashIDs      = "hash_ids"
+	FieldPrompt       = "prompt"
+)
+
+// TraceFields lists the roles in the order messages name them.
+var TraceFields = []string{FieldTimestamp, FieldInputLength, FieldOutputLength, FieldHashIDs, FieldPrompt}
+
+// defaultLabels are the key (jsonl: vLLM's timed_trace labels, as in
+// Mooncake's traces) or column (csv: BurstGPT's) of each role.
+func defaultLabels(format string) map[string]string {
+	if format == TraceCSV {
+		return map[string]string{FieldTimestamp: "Timestamp", FieldInputLength: "Request tokens", FieldOutputLength: "Response tokens",
+			FieldHashIDs: "", FieldPrompt: ""}
+	}
+	return map[string]string{FieldTimestamp: "timestamp", FieldInputLength: "input_length", FieldOutputLength: "output_length",
+		FieldHashIDs: "hash_ids", FieldPrompt: "prompt"}
 }
 
-// traceFields are the keys of traceRecord, to name the ones ignored.
-var traceFields = map[string]bool{"timestamp": true, "input_length": true, "output_length": true, "hash_ids": true, "prompt": true}
+// traceLabels resolves the label of every role: the workload's fields over
+// the format's defaults.
+func traceLabels(format string, fields map[string]string) map[string]string {
+	l := defaultLabels(format)
+	for role, name := range fields {
+		l[role] = name
+	}
+	return l
+}
 
 // traceBad collects a trace file's problems, capped like a workload's.
 type traceBad struct {
@@ -70,15 +91,20 @@ func (b *traceBad) warnf(line int, format string, args ...any) {
 const maxTraceLength = 10_000_000
 
 // parseTraceJSONL reads a jsonl trace: one object per line, blank lines
-// skipped. Every line needs a timestamp, input_length or prompt, and
-// output_length unless output overrides it; timestamps must not go
-// backwards (a trace is replayed in file order). Unknown keys are
-// ignored, as vLLM does, and reported once as a warning. Problems name
+// skipped, keys named by labels (traceLabels). Every line needs a
+// timestamp (a number, or a date as a string), an input length or a
+// prompt, and an output length unless output overrides it; timestamps
+// must not go backwards (a trace is replayed in file order). Other keys
+// are ignored, as vLLM does, and named once in a warning. Problems name
 // path and line.
-func parseTraceJSONL(r io.Reader, path string, output int) ([]traceEntry, []*Error, []*Error) {
+func parseTraceJSONL(r io.Reader, path string, output int, labels map[string]string) ([]traceEntry, []*Error, []*Error) {
 	b := &traceBad{path: path}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	known := map[string]bool{}
+	for _, name := range labels {
+		known[name] = true
+	}
 	var out []traceEntry
 	ignored := map[string]int{} // key -> first line
 	line := 0
@@ -88,52 +114,183 @@ func parseTraceJSONL(r io.Reader, path string, output int) ([]traceEntry, []*Err
 		if len(raw) == 0 {
 			continue
 		}
-		var rec traceRecord
+		var rec map[string]json.RawMessage
 		if err := decodeLine(raw, &rec); err != nil {
 			b.errorf(line, "%v", err)
 			continue
 		}
-		noteIgnored(raw, line, traceFields, ignored)
-		e := traceEntry{line: line, hashIDs: rec.HashIDs}
-		switch {
-		case rec.Timestamp == nil:
-			b.errorf(line, "timestamp is missing")
-			continue
-		case rec.InputLength == nil && (rec.Prompt == nil || *rec.Prompt == ""):
-			b.errorf(line, "input_length is missing (or give a prompt)")
-			continue
-		case rec.OutputLength == nil && output == 0:
-			b.errorf(line, "output_length is missing (or set dataset.output_tokens)")
-			continue
-		}
-		e.ts = *rec.Timestamp
-		if rec.InputLength != nil {
-			e.input = *rec.InputLength
-			if e.input < 1 || e.input > maxTraceLength {
-				b.errorf(line, "input_length must be in [1, %d], got %d", maxTraceLength, e.input)
-				continue
+		for k := range rec {
+			if _, seen := ignored[k]; !known[k] && !seen {
+				ignored[k] = line
 			}
 		}
-		if rec.Prompt != nil {
-			e.prompt = *rec.Prompt
+		if e, ok := jsonlEntry(b, line, rec, labels, output); ok {
+			out = append(out, e)
 		}
-		if rec.OutputLength != nil && output == 0 {
-			e.output = *rec.OutputLength
-			if e.output < 1 || e.output > maxTraceLength {
-				b.errorf(line, "output_length must be in [1, %d], got %d", maxTraceLength, e.output)
-				continue
-			}
-		}
-		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		b.errorf(line+1, "reading: %v", err)
 	}
-	if w := ignoredWarning(path, ignored, "a trace uses timestamp, input_length, output_length, hash_ids and prompt"); w != nil {
+	if w := ignoredWarning(path, ignored, "a trace uses "+strings.Join(labelList(labels), ", ")); w != nil {
 		b.warnings = append(b.warnings, w)
 	}
 	checkOrder(b, out)
 	return out, b.errs, b.warnings
+}
+
+// jsonlEntry reads the roles of one decoded line.
+func jsonlEntry(b *traceBad, line int, rec map[string]json.RawMessage, labels map[string]string, output int) (traceEntry, bool) {
+	e := traceEntry{line: line}
+	get := func(role string) (json.RawMessage, bool) {
+		v, ok := rec[labels[role]]
+		if !ok || labels[role] == "" || string(v) == "null" {
+			return nil, false
+		}
+		return v, true
+	}
+	bad := func(role, want string, v json.RawMessage) (traceEntry, bool) {
+		b.errorf(line, "%s must be %s, got %s", labels[role], want, clip(string(v), 40))
+		return traceEntry{}, false
+	}
+	ts, ok := get(FieldTimestamp)
+	if !ok {
+		b.errorf(line, "%s is missing", labels[FieldTimestamp])
+		return e, false
+	}
+	var s string
+	if json.Unmarshal(ts, &e.ts) != nil {
+		if json.Unmarshal(ts, &s) != nil {
+			return bad(FieldTimestamp, "a number or a date", ts)
+		}
+		t, err := parseDate(s)
+		if err != nil {
+			return bad(FieldTimestamp, "a number or a date", ts)
+		}
+		e.date = t
+	}
+	if v, ok := get(FieldPrompt); ok {
+		if json.Unmarshal(v, &e.prompt) != nil {
+			return bad(FieldPrompt, "a string", v)
+		}
+	}
+	if v, ok := get(FieldInputLength); ok {
+		if json.Unmarshal(v, &e.input) != nil || e.input < 1 || e.input > maxTraceLength {
+			return bad(FieldInputLength, fmt.Sprintf("an integer in [1, %d]", maxTraceLength), v)
+		}
+	} else if e.prompt == "" {
+		b.errorf(line, "%s is missing (or give a %s)", labels[FieldInputLength], orRole(labels, FieldPrompt))
+		return e, false
+	}
+	if v, ok := get(FieldOutputLength); ok && output == 0 {
+		if json.Unmarshal(v, &e.output) != nil || e.output < 1 || e.output > maxTraceLength {
+			return bad(FieldOutputLength, fmt.Sprintf("an integer in [1, %d]", maxTraceLength), v)
+		}
+	} else if output == 0 {
+		b.errorf(line, "%s is missing (or set dataset.output_tokens)", labels[FieldOutputLength])
+		return e, false
+	}
+	if v, ok := get(FieldHashIDs); ok {
+		if json.Unmarshal(v, &e.hashIDs) != nil {
+			return bad(FieldHashIDs, "a list of integers", v)
+		}
+	}
+	return e, true
+}
+
+// orRole names a role's label, or the role itself when it has none.
+func orRole(labels map[string]string, role string) string {
+	if labels[role] != "" {
+		return labels[role]
+	}
+	return role
+}
+
+// labelList is the labels in use, in role order.
+func labelList(labels map[string]string) []string {
+	var out []string
+	for _, role := range TraceFields {
+		if labels[role] != "" {
+			out = append(out, labels[role])
+		}
+	}
+	return out
+}
+
+// clip shortens a value quoted in a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// dateLayouts are the date forms a trace timestamp may take: RFC 3339 and
+// the "2023-11-16 18:15:46.6805900" of Azure's LLM inference traces.
+var dateLayouts = []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"}
+
+// parseDate reads a date. Dates stay time.Time, not float seconds since
+// the epoch, whose 0.2 us steps would blur the offsets between requests.
+func parseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range dateLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a number or a date", s)
+}
+
+// parseTimestamp reads a csv timestamp cell into e: a number, or a date.
+func parseTimestamp(s string, e *traceEntry) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		e.ts = v
+		return nil
+	}
+	e.date, err = parseDate(s)
+	return err
+}
+
+// offset is e's time after first in seconds, before time_scale.
+func (e traceEntry) offset(first traceEntry) float64 {
+	if !e.date.IsZero() {
+		return e.date.Sub(first.date).Seconds()
+	}
+	return e.ts - first.ts
+}
+
+// stamp writes e's timestamp as the file did.
+func (e traceEntry) stamp() string {
+	if !e.date.IsZero() {
+		return e.date.Format(time.RFC3339Nano)
+	}
+	return ftoa(e.ts)
+}
+
+// checkOrder refuses timestamps that go backwards, and a file that mixes
+// dates and numbers: the trace is replayed in file order, and sorting it
+// silently would replay another trace.
+func checkOrder(b *traceBad, es []traceEntry) {
+	for i := 1; i < len(es); i++ {
+		prev, e := es[i-1], es[i]
+		if prev.date.IsZero() != e.date.IsZero() {
+			b.errorf(e.line, "timestamp %s is a %s but line %d's is a %s: write every timestamp the same way",
+				e.stamp(), dateOrNumber(e), prev.line, dateOrNumber(prev))
+			return
+		}
+		if e.offset(prev) < 0 {
+			b.errorf(e.line, "timestamp %s is before the previous request's %s (line %d): a trace must be in time order",
+				e.stamp(), prev.stamp(), prev.line)
+			return
+		}
+	}
+}
+
+func dateOrNumber(e traceEntry) string {
+	if e.date.IsZero() {
+		return "number"
+	}
+	return "date"
 }
 
 // decodeLine decodes one JSON object of a jsonl line into v, refusing
@@ -150,140 +307,4 @@ func decodeLine(raw []byte, v any) error {
 		return errors.New("one JSON object per line: found more after it")
 	}
 	return nil
-}
-
-// BurstGPT's column names (https://github.com/HPMLL/BurstGPT): Timestamp
-// in seconds from the trace's start, then the request's and response's
-// token counts. Its other columns (Model, Total tokens, Log Type) are
-// ignored.
-const (
-	csvTimestamp = "Timestamp"
-	csvRequest   = "Request tokens"
-	csvResponse  = "Response tokens"
-)
-
-// parseTraceCSV reads a csv trace with a header row naming at least
-// Timestamp, Request tokens and Response tokens (BurstGPT's layout).
-// Rows with 0 response tokens are BurstGPT's failed requests: they are
-// skipped unless output overrides the length, with one warning.
-func parseTraceCSV(r io.Reader, path string, output int) ([]traceEntry, []*Error, []*Error) {
-	b := &traceBad{path: path}
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err != nil {
-		if err == io.EOF {
-			b.errorf(1, "empty csv trace: the first row must name the columns %s, %s and %s", csvTimestamp, csvRequest, csvResponse)
-		} else {
-			b.errorf(csvLine(err, 1), "invalid csv: %v", err)
-		}
-		return nil, b.errs, nil
-	}
-	col := map[string]int{}
-	var ignored []string
-	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if _, dup := col[h]; dup {
-			b.errorf(1, "column %q appears twice", h)
-		}
-		col[h] = i
-		if h != csvTimestamp && h != csvRequest && h != csvResponse {
-			ignored = append(ignored, h)
-		}
-	}
-	for _, need := range []string{csvTimestamp, csvRequest, csvResponse} {
-		if _, ok := col[need]; !ok {
-			b.errorf(1, "missing column %q (a csv trace needs %s, %s and %s, as BurstGPT writes them)", need, csvTimestamp, csvRequest, csvResponse)
-		}
-	}
-	if len(b.errs) > 0 {
-		return nil, b.errs, nil
-	}
-	if len(ignored) > 0 {
-		b.warnf(1, "columns ignored: %s", strings.Join(ignored, ", "))
-	}
-	var out []traceEntry
-	failed, firstFailed, last := 0, 0, 1
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// FieldPos is only defined for a record that was read.
-			b.errorf(csvLine(err, last+1), "invalid csv: %v", err)
-			if !errors.Is(err, csv.ErrFieldCount) {
-				break // the reader cannot resynchronise after a quoting error
-			}
-			continue
-		}
-		line, _ := cr.FieldPos(0)
-		last = line
-		cell := func(name string) string { return strings.TrimSpace(rec[col[name]]) }
-		ts, err := strconv.ParseFloat(cell(csvTimestamp), 64)
-		if err != nil || math.IsNaN(ts) || math.IsInf(ts, 0) {
-			b.errorf(line, "%s: %q is not a number", csvTimestamp, cell(csvTimestamp))
-			continue
-		}
-		in, ok := csvCount(b, line, csvRequest, cell(csvRequest))
-		if !ok {
-			continue
-		}
-		outTok, ok := csvCount(b, line, csvResponse, cell(csvResponse))
-		if !ok {
-			continue
-		}
-		if in == 0 {
-			b.errorf(line, "%s must be >= 1, got 0", csvRequest)
-			continue
-		}
-		if outTok == 0 && output == 0 {
-			if failed == 0 {
-				firstFailed = line
-			}
-			failed++
-			continue
-		}
-		e := traceEntry{line: line, ts: ts, input: in}
-		if output == 0 {
-			e.output = outTok
-		}
-		out = append(out, e)
-	}
-	if failed > 0 {
-		b.warnf(firstFailed, "%d rows with 0 %s (failed requests) skipped", failed, csvResponse)
-	}
-	checkOrder(b, out)
-	return out, b.errs, b.warnings
-}
-
-// csvCount parses a token count cell.
-func csvCount(b *traceBad, line int, name, v string) (int, bool) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > maxTraceLength {
-		b.errorf(line, "%s must be an integer in [0, %d], got %q", name, maxTraceLength, v)
-		return 0, false
-	}
-	return n, true
-}
-
-// csvLine is the line of a csv.ParseError, or fallback.
-func csvLine(err error, fallback int) int {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) && pe.Line > 0 {
-		return pe.Line
-	}
-	return fallback
-}
-
-// checkOrder refuses timestamps that go backwards: the trace is replayed
-// in file order, and sorting it silently would replay another trace.
-func checkOrder(b *traceBad, es []traceEntry) {
-	for i := 1; i < len(es); i++ {
-		if es[i].ts < es[i-1].ts {
-			b.errorf(es[i].line, "timestamp %s is before the previous request's %s (line %d): a trace must be in time order",
-				ftoa(es[i].ts), ftoa(es[i-1].ts), es[i-1].line)
-			return
-		}
-	}
 }

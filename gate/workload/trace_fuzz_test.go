@@ -28,10 +28,10 @@ func FuzzTrace(f *testing.F) {
 		lines := 1 + bytes.Count(data, []byte("\n"))
 		for name, parse := range map[string]func([]byte) ([]traceEntry, []*Error, []*Error){
 			"jsonl": func(b []byte) ([]traceEntry, []*Error, []*Error) {
-				return parseTraceJSONL(bytes.NewReader(b), "trace", 0)
+				return parseTraceJSONL(bytes.NewReader(b), "trace", 0, defaultLabels(TraceJSONL))
 			},
 			"csv": func(b []byte) ([]traceEntry, []*Error, []*Error) {
-				return parseTraceCSV(bytes.NewReader(b), "trace", 0)
+				return parseTraceCSV(bytes.NewReader(b), "trace", 0, defaultLabels(TraceCSV))
 			},
 		} {
 			es, errs, warnings := parse(data)
@@ -47,7 +47,7 @@ func FuzzTrace(f *testing.F) {
 				if (e.input < 1 && e.prompt == "") || e.input > maxTraceLength || e.output < 1 || e.output > maxTraceLength {
 					t.Fatalf("%s: accepted lengths %d/%d", name, e.input, e.output)
 				}
-				if i > 0 && e.ts < es[i-1].ts {
+				if i > 0 && e.offset(es[i-1]) < 0 {
 					t.Fatalf("%s: accepted a timestamp going backwards", name)
 				}
 			}

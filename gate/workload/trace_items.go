@@ -43,7 +43,7 @@ func (f *File) readTrace(path string) ([]item, []*Error) {
 	if traceFormat(ds) == TraceCSV {
 		parse = parseTraceCSV
 	}
-	entries, errs, warnings := parse(fh, path, ds.OutputTokens)
+	entries, errs, warnings := parse(fh, path, ds.OutputTokens, traceLabels(traceFormat(ds), ds.Fields))
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -61,7 +61,7 @@ func (f *File) readTrace(path string) ([]item, []*Error) {
 	if block == 0 {
 		block = DefaultHashBlockTokens
 	}
-	t0 := entries[0].ts
+	first := entries[0]
 	var items []item
 	var tokens int64
 	content := newStream(ds.Seed, "trace/tokens")
@@ -70,13 +70,13 @@ func (f *File) readTrace(path string) ([]item, []*Error) {
 		if len(items) == f.Load.Requests {
 			break
 		}
-		off := (e.ts - t0) * scale
+		off := e.offset(first) * scale
 		if ds.MaxDuration > 0 && off >= ds.MaxDuration.Seconds() {
 			break
 		}
 		if off > maxTraceSpan.Seconds() {
-			return fail(f.lines.requests, "the replay of %s reaches %s at line %d, past %s: set dataset.max_duration, lower load.requests or shrink dataset.time_scale",
-				ds.Path, seconds(off), e.line, maxTraceSpan)
+			return fail(f.lines.requests, "the replay of %s reaches %ss at line %d, past %s: set dataset.max_duration, lower load.requests or shrink dataset.time_scale",
+				ds.Path, strconv.FormatFloat(off, 'g', 4, 64), e.line, maxTraceSpan)
 		}
 		it := item{at: seconds(off), input: e.input, output: e.output}
 		if it.output == 0 {
