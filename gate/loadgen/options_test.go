@@ -63,7 +63,12 @@ func TestHeadersSentAndSecretsScrubbed(t *testing.T) {
 	var seen []string
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(http.ResponseWriter, *http.Request) {})
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		// A gateway that routes by header answers nothing without it.
+		if r.Header.Get("X-Route") != "canary" || r.Header.Get("X-Tenant-Key") != secret || r.Header.Get("Authorization") != "Bearer sk-secret" {
+			http.Error(w, "no route", http.StatusForbidden)
+			return
+		}
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"m","max_model_len":4096}]}`)
 	})
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) {

@@ -22,8 +22,12 @@ import (
 // end the wait at once.
 func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
 	srv := result.Server{URL: redact.URL(r.cfg.URL), GPUs: m.GPUs}
+	hc, secrets, err := r.probeClient(r.clientFor(m).http, m)
+	if err != nil {
+		return srv, err
+	}
 	info, err := ready.Wait(ctx, ready.Options{
-		URL: r.base, Client: r.clientFor(m).http, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber,
+		URL: r.base, Client: hc, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber.With(secrets...),
 		Timeout: r.cfg.ReadyTimeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
 	})
 	if errors.Is(err, ready.ErrInterrupted) {
