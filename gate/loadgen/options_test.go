@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -20,13 +21,13 @@ import (
 func TestBodyCarriesSamplingAndExtraBody(t *testing.T) {
 	k, minP, pen := 40, 0.05, 1.1
 	m := manifest(1, 1, 0, 4)
-	plain, err := encodeBodies(m, m.Requests, "model", "", true)
+	plain, err := encodeBodies(m, m.Requests, "model", "", engine.Must(engine.VLLM), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Sampling.TopK, m.Sampling.MinP, m.Sampling.RepetitionPenalty = &k, &minP, &pen
 	m.ExtraBody = json.RawMessage(`{"chat_template_kwargs":{"enable_thinking":false},"priority":-1}`)
-	b, err := encodeBodies(m, m.Requests, "model", "", true)
+	b, err := encodeBodies(m, m.Requests, "model", "", engine.Must(engine.VLLM), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestBodyCarriesSamplingAndExtraBody(t *testing.T) {
 		t.Errorf("plain body %s", plain[0])
 	}
 	m.ExtraBody = json.RawMessage(`{"cache_salt":"x"}`) // a key validation would refuse
-	if _, err := encodeBodies(m, m.Requests, "model", "salt", true); err == nil || !strings.Contains(err.Error(), `"cache_salt"`) {
+	if _, err := encodeBodies(m, m.Requests, "model", "salt", engine.Must(engine.VLLM), true); err == nil || !strings.Contains(err.Error(), `"cache_salt"`) {
 		t.Errorf("a duplicate body key was sent: %v", err)
 	}
 	if mergeExtra([]byte(`{"a":1}`), nil) == nil || string(mergeExtra([]byte(`{"a":1}`), []byte(`{}`))) != `{"a":1}` {
