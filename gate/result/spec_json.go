@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -161,7 +162,7 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 		out.Kind = KindServing
 		out.API, out.Model, out.Dataset, out.Sampling, out.Warmups, out.SLO = f.API, f.Model, f.Dataset, f.Sampling, f.Warmups, f.SLO
 		out.Load = Load{Requests: f.Load.Requests, Concurrency: f.Load.Concurrency, Rate: float64(f.Load.Rate), Burstiness: float64(f.Load.Burstiness), RampUp: f.Load.RampUp}
-		out.ExtraBody, out.Headers, out.MetricPercentiles = f.ExtraBody, f.Headers, f.MetricPercentiles
+		out.ExtraBody, out.Headers, out.MetricPercentiles = compact(f.ExtraBody), f.Headers, f.MetricPercentiles
 	case KindCommand:
 		out.Command = f.Command
 		if out.Command == nil {
@@ -185,4 +186,18 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 	}
 	*s = out
 	return nil
+}
+
+// compact returns raw JSON in its compact form: a result file re-indents
+// the spec it holds, and extra_body must read back as the canonical
+// bytes that were sent and hashed. null and nil read as nil.
+func compact(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
 }
