@@ -41,6 +41,15 @@ type hashSettings struct {
 	// PromptFormat is set only for text prompts, so the hashes of
 	// workloads written before the key existed do not change.
 	PromptFormat string `json:"prompt_format,omitempty"`
+	// The request options of docs/workloads.md that change what is sent.
+	// Each is left out when unset, so the hash of a workload without them
+	// is what it was before they existed. A header read from the
+	// environment is covered by its name and variable, never its value:
+	// rotating a token must not invalidate a baseline, and the hash input
+	// must not hold a secret.
+	ExtraBody json.RawMessage `json:"extra_body,omitempty"`
+	Headers   []Header        `json:"headers,omitempty"`
+	RampUp    *RampUp         `json:"ramp_up,omitempty"`
 }
 
 // Hash returns the hex sha256 of the canonical encoding of m: the version
@@ -61,6 +70,7 @@ func Hash(m *Manifest) string {
 		API: m.API, Model: m.Model, Concurrency: m.Concurrency, Rate: number(m.Rate),
 		Burstiness: number(m.Burstiness), Sampling: m.Sampling, SLO: m.SLO,
 		PromptFormat: m.PromptFormat,
+		ExtraBody:    m.ExtraBody, Headers: m.Headers, RampUp: m.RampUp,
 	})
 	var buf []byte
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(settings)))
