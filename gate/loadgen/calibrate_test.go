@@ -179,3 +179,26 @@ func TestOllamaLatestTag(t *testing.T) {
 		}
 	}
 }
+
+// TestTextPromptsOnOllamaPersonality: the ollama personality answers 400
+// to token-id prompts (issue 11); prompt_format text gets every trial
+// through, calibrated by usage since the ollama profile has no tokenizer
+// endpoint.
+func TestTextPromptsOnOllamaPersonality(t *testing.T) {
+	_, url := startSim(t, func(c *sim.Config) {
+		if err := c.SetEngine("ollama"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r := newRunner(t, url, nil)
+	res, err := r.Run(context.Background(), textManifest(t, "completions"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Workload.Calibration; c == nil || c.Method != "usage" {
+		t.Errorf("calibration %+v, want one by usage", c)
+	}
+	if tr := res.Trials[0]; tr.Completed != 12 {
+		t.Errorf("%d of 12 requests completed: %s", tr.Completed, tr.InvalidReason)
+	}
+}
