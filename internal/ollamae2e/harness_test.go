@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ type harness struct {
 
 func newHarness(t *testing.T, bin string) *harness {
 	h := &harness{t: t, dir: t.TempDir(), ollama: bin}
-	for _, d := range []string{"home", "models"} {
+	for _, d := range []string{"home", "models", "models-large", "large"} {
 		if err := os.Mkdir(h.path(d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -48,21 +49,27 @@ func newHarness(t *testing.T, bin string) *harness {
 			t.Fatalf("go build ./cmd/perfgate: %v\n%s", err, out)
 		}
 	}
-	f, err := os.Create(h.path("model.gguf"))
-	if err != nil {
-		t.Fatal(err)
+	// The tiny model, and one of the same name twice as wide and 1.5x as deep
+	// in a store of its own: the slowdown a heavier model brings.
+	large := ggufgen.Tiny()
+	large.Name, large.Width, large.FFN, large.Layers = "perfgate-large", 128, 384, 6
+	for dir, l := range map[string]ggufgen.Llama{"": ggufgen.Tiny(), "large": large} {
+		f, err := os.Create(h.path(dir, "model.gguf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// One thread per runner: ggml's worker threads spin at their
+		// barriers, which on a shared 2-core runner stalls decoding for
+		// whole scheduler slices; one thread measures the engine, not
+		// the neighbours.
+		h.write(filepath.Join(dir, "Modelfile"), "FROM ./model.gguf\nPARAMETER num_thread 1\n")
 	}
-	if err := ggufgen.Tiny().Write(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// One thread per runner: ggml's worker threads spin at their
-	// barriers, which on a shared 2-core runner stalls decoding for
-	// whole scheduler slices; one thread measures the engine, not the
-	// neighbours.
-	h.write("Modelfile", "FROM ./model.gguf\nPARAMETER num_thread 1\n")
 	for _, api := range []string{"completions", "chat"} {
 		h.write(api+".yaml", workload(api))
 	}
@@ -71,13 +78,18 @@ func newHarness(t *testing.T, bin string) *harness {
 
 // workload is a small text-prompt workload of api: 16 requests at
 // concurrency 4, 32 tokens each, five trials. The tolerances are wide: a
-// shared CI runner is noisy, and the slowdown the test gates is several
-// times larger.
+// shared CI runner is noisy, and the slowdown the test gates (TTFT p50 up
+// 80-160 %) is several times larger.
 func workload(api string) string {
 	seed := map[string]string{"completions": "1", "chat": "2"}[api]
 	var gate strings.Builder
-	for _, m := range []string{"ttft_ms.p50", "ttft_ms.p99", "tpot_ms.p50", "tpot_ms.p99", "e2el_ms.p50", "e2el_ms.p99", "output_throughput", "request_throughput"} {
+	for _, m := range []string{"ttft_ms.p50", "tpot_ms.p50", "e2el_ms.p50", "output_throughput", "request_throughput"} {
 		gate.WriteString("  - {metric: " + m + ", tolerance: 40%}\n")
+	}
+	// The p99 of 16 requests is one request: on a shared runner it
+	// follows the neighbours' load, so it is reported, not gated.
+	for _, m := range []string{"ttft_ms.p99", "tpot_ms.p99", "e2el_ms.p99"} {
+		gate.WriteString("  - {metric: " + m + ", gated: false}\n")
 	}
 	return "name: ollama-" + api + "\n" +
 		"description: tiny random-weight model on ollama, " + api + ", text prompts\n" +
@@ -99,11 +111,12 @@ func (h *harness) write(name, content string) {
 	}
 }
 
-// env is the environment of an ollama on addr with parallel slots.
-func (h *harness) env(addr string, parallel int) []string {
+// env is the environment of an ollama on addr with parallel slots and the
+// model store named store.
+func (h *harness) env(store, addr string, parallel int) []string {
 	return []string{
 		"OLLAMA_HOST=" + addr,
-		"OLLAMA_MODELS=" + h.path("models"),
+		"OLLAMA_MODELS=" + h.path(store),
 		"HOME=" + h.path("home"), // ollama writes its key under ~/.ollama
 		"OLLAMA_NUM_PARALLEL=" + strconv.Itoa(parallel),
 		"OLLAMA_CONTEXT_LENGTH=2048",
@@ -111,9 +124,9 @@ func (h *harness) env(addr string, parallel int) []string {
 }
 
 // launch returns the flags that make perfgate start an ollama on addr.
-func (h *harness) launch(addr string, parallel int) []string {
+func (h *harness) launch(store, addr string, parallel int) []string {
 	args := []string{"--server-cmd", h.ollama + " serve", "--server-log", h.path("ollama-" + strings.ReplaceAll(addr, ":", "-") + ".log")}
-	for _, e := range h.env(addr, parallel) {
+	for _, e := range h.env(store, addr, parallel) {
 		args = append(args, "--server-env", e)
 	}
 	return args
@@ -121,64 +134,86 @@ func (h *harness) launch(addr string, parallel int) []string {
 
 // launchConfig writes a perfgate.yaml whose server section launches an
 // ollama on addr, for perfgate gate, and returns its path.
-func (h *harness) launchConfig(name, addr string, parallel int) string {
+func (h *harness) launchConfig(name, store, addr string, parallel int) string {
 	var b strings.Builder
 	b.WriteString("server:\n  command: [" + strconv.Quote(h.ollama) + ", serve]\n")
 	b.WriteString("  log: " + strconv.Quote(h.path("ollama-"+name+".log")) + "\n  env:\n")
-	for _, e := range h.env(addr, parallel) {
+	for _, e := range h.env(store, addr, parallel) {
 		b.WriteString("    - " + strconv.Quote(e) + "\n")
 	}
 	h.write(name+".perfgate.yaml", b.String())
 	return h.path(name + ".perfgate.yaml")
 }
 
-// register starts the --url ollama, waits for it and creates the model.
+// register starts the --url ollama on the tiny model's store and creates
+// the model there (it keeps running for the A/A), then creates the large
+// model in its store with a short-lived ollama.
 func (h *harness) register() {
+	h.addr = freePort(h.t)
+	h.serve("models", h.addr, 4, "register")
+	h.create("", h.addr, "models")
+	addr := freePort(h.t)
+	stop := h.serve("models-large", addr, 4, "register-large")
+	h.create("large", addr, "models-large")
+	stop()
+}
+
+// serve starts ollama serve on addr and waits until it answers; stop (also
+// run at cleanup) ends its process group.
+func (h *harness) serve(store, addr string, parallel int, name string) (stop func()) {
 	t := h.t
-	h.addr = freePort(t)
-	log, err := os.Create(h.path("ollama-register.log"))
+	logPath := h.path("ollama-" + name + ".log")
+	log, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := exec.Command(h.ollama, "serve")
-	srv.Env = append(baseEnv(), h.env(h.addr, 4)...)
+	srv.Env = append(baseEnv(), h.env(store, addr, parallel)...)
 	srv.Stdout, srv.Stderr = log, log
 	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := srv.Start(); err != nil {
 		t.Fatalf("start %s serve: %v", h.ollama, err)
 	}
-	t.Cleanup(func() {
-		syscall.Kill(-srv.Process.Pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { srv.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		log.Close()
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			syscall.Kill(-srv.Process.Pid, syscall.SIGTERM)
+			done := make(chan struct{})
+			go func() { srv.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+				<-done
+			}
+			log.Close()
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get("http://" + h.addr + "/api/version")
+		resp, err := http.Get("http://" + addr + "/api/version")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				break
+				return stop
 			}
 		}
 		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(h.path("ollama-register.log"))
-			t.Fatalf("ollama on %s not ready within 60 s: %v\n%s", h.addr, err, b)
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("ollama on %s not ready within 60 s: %v\n%s", addr, err, b)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// create registers the Modelfile of dir with the ollama on addr.
+func (h *harness) create(dir, addr, store string) {
 	create := exec.Command(h.ollama, "create", model, "-f", "Modelfile")
-	create.Dir = h.dir
-	create.Env = append(baseEnv(), h.env(h.addr, 4)...)
+	create.Dir = h.path(dir)
+	create.Env = append(baseEnv(), h.env(store, addr, 4)...)
 	if out, err := create.CombinedOutput(); err != nil {
-		t.Fatalf("ollama create: %v\n%s", err, out)
+		h.t.Fatalf("ollama create in %s: %v\n%s", store, err, out)
 	}
 }
 

@@ -14,9 +14,9 @@ import (
 // TestOllama drives the perfgate binary against a real ollama serving the
 // tiny random-weight model: a baseline of a chat and a completions
 // workload with a launched server (--server-cmd), the detailed records'
-// timing identity, an A/A gate by --url that must pass, and a gate of a
-// server that batches nothing (OLLAMA_NUM_PARALLEL=1 at concurrency 4)
-// that must report a regression. It needs the ollama binary in
+// timing identity, an A/A gate by --url that must pass, and gates of a
+// larger model and of a server that batches nothing (OLLAMA_NUM_PARALLEL=1
+// at concurrency 4) that must report a regression. It needs the ollama binary in
 // PERFGATE_OLLAMA (make e2e-ollama builds v0.17.4 and sets it).
 func TestOllama(t *testing.T) {
 	bin := os.Getenv("PERFGATE_OLLAMA")
@@ -35,7 +35,7 @@ func TestOllama(t *testing.T) {
 	port := freePort(t)
 	args := append([]string{"run", "-w", h.path("completions.yaml"), "-w", h.path("chat.yaml"),
 		"-o", h.path("base"), "--save-detailed", "--trials", "10", "--url", "http://" + port},
-		h.launch(port, 4)...)
+		h.launch("models", port, 4)...)
 	if code, out := h.perfgate(args...); code != 0 {
 		t.Fatalf("run (baseline) exit %d:\n%s", code, out)
 	}
@@ -58,13 +58,23 @@ func TestOllama(t *testing.T) {
 	}
 	t.Logf("A/A judged at %.1f s", time.Since(start).Seconds())
 
-	// 3. A real slowdown: one request at a time where four were batched,
-	// launched by perfgate gate (server.command in its configuration file).
-	port = freePort(t)
-	code, out = h.perfgate(h.gateArgs("slow", "--url", "http://"+port, "--config", h.launchConfig("slow", port, 1))...)
-	t.Logf("slowdown gate: exit %d, %s\n%s", code, verdictLine(out), table(out))
-	if code != 1 || !strings.Contains(out, "REGRESSION") {
-		t.Fatalf("slowdown gate exit %d, want 1 with a REGRESSION:\n%s", code, out)
+	// 3. Real slowdowns, launched by perfgate gate (server.command in its
+	// configuration file): a model of the same name twice as wide and
+	// 1.5x as deep; and the tiny model with one request at a time where four were
+	// batched (OLLAMA_NUM_PARALLEL=1), which queues requests: TTFT.
+	for _, slow := range []struct {
+		name, store string
+		parallel    int
+	}{
+		{"large-model", "models-large", 4},
+		{"num-parallel-1", "models", 1},
+	} {
+		port = freePort(t)
+		code, out = h.perfgate(h.gateArgs(slow.name, "--url", "http://"+port, "--config", h.launchConfig(slow.name, slow.store, port, slow.parallel))...)
+		t.Logf("%s gate: exit %d, %s\n%s", slow.name, code, verdictLine(out), table(out))
+		if code != 1 || !strings.Contains(out, "REGRESSION") {
+			t.Errorf("%s gate exit %d, want 1 with a REGRESSION:\n%s", slow.name, code, out)
+		}
 	}
 	t.Logf("e2e done in %.1f s", time.Since(start).Seconds())
 }
