@@ -114,7 +114,9 @@ func TestTokenCountingStyles(t *testing.T) {
 		{"zeros", 3, true, "tokenize", true, maxTok, 3, ""},
 		{"final", 1, false, "one_per_chunk", false, maxTok, 1, ""},
 		{"final", 3, false, "even_split", true, maxTok, 3, ""},
-		{"final", 1, true, "tokenize", true, maxTok, 1, ""},
+		// One per chunk adding up to the usage total is exact: no
+		// tokenize requests.
+		{"final", 1, true, "one_per_chunk", false, maxTok, 1, ""},
 		{"final", 3, true, "tokenize", true, maxTok, 3, ""},
 		// No usage at all: without a tokenizer the client can only count
 		// chunks; with one it recovers the real output length.
