@@ -129,8 +129,8 @@ func TestTokenCountingStyles(t *testing.T) {
 		name := fmt.Sprintf("%s/chunk%d/tokenize=%v", tc.style, tc.chunk, tc.tokenize)
 		t.Run(name, func(t *testing.T) {
 			url := styleServer{tc.style, tc.chunk, tc.tokenize}.start(t)
-			var progress bytes.Buffer
-			r := newRunner(t, url, func(c *Config) { c.Warmups, c.Progress = 0, &progress })
+			var progress, detail bytes.Buffer
+			r := newRunner(t, url, func(c *Config) { c.Warmups, c.Progress, c.Detailed = 0, &progress, &detail })
 			m := manifest(4, 4, 0, maxTok)
 			res, err := r.Run(context.Background(), m, 1)
 			if err != nil {
@@ -153,6 +153,14 @@ func TestTokenCountingStyles(t *testing.T) {
 			several := strings.Contains(strings.Join(tr.Warnings, "\n"), "tokens on average")
 			if want := float64(tc.output)/float64(maxTok/tc.chunk) > metrics.WarnTokensPerChunk; several != want {
 				t.Errorf("several-tokens warning %v, want %v: %q", several, want, tr.Warnings)
+			}
+			// Detailed records carry the method, the held ones (counted
+			// by the tokenizer after the trial) included.
+			for _, line := range strings.Split(strings.TrimSpace(detail.String()), "\n") {
+				var d Detail
+				if err := json.Unmarshal([]byte(line), &d); err != nil || d.TokenMethod != tc.method {
+					t.Errorf("detail %s: token_method %q, want %s (%v)", line, d.TokenMethod, tc.method, err)
+				}
 			}
 			if got := strings.Contains(progress.String(), "tokens a chunk, "+tc.method+")"); got != several {
 				t.Errorf("progress line names the chunking %v, want %v: %q", got, several, progress.String())
