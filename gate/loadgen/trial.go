@@ -38,6 +38,10 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if err := ensureFDs(m); err != nil {
 		return fail(err.Error(), err)
 	}
+	c, err := r.withHeaders(c, m)
+	if err != nil {
+		return fail(err.Error(), err)
+	}
 	prof, err := r.resolveEngine(ctx, c.http) // Prepare resolved it already
 	if err != nil {
 		return fail(err.Error(), err)
@@ -132,7 +136,7 @@ const interruptedHookTimeout = time.Second
 // interrupted is true when ctx was cancelled before every request was sent
 // and answered.
 func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
-	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0)
+	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0).Percentiles(m.MetricPercentiles...)
 	prog := r.startProgress(m, idx, of)
 	// Requests whose chunks the server's tokenizer will count wait until
 	// the trial is over: counting them during it would load the server.
