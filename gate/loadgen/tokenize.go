@@ -77,6 +77,9 @@ func (t *tokenizer) count(ctx context.Context, text string) (int, error) {
 	if t.c.apiKey != "" {
 		hr.Header.Set("Authorization", "Bearer "+t.c.apiKey)
 	}
+	for k, v := range t.c.headers { // the workload's headers, as on its requests
+		hr.Header[k] = v
+	}
 	resp, err := t.c.http.Do(hr)
 	if err != nil {
 		return 0, unwrapURLError(err)

@@ -426,8 +426,9 @@ func FuzzTokenizeAnswer(f *testing.F) {
 }
 
 // TestTokenizerBodies: vLLM and SGLang get {"model", "prompt",
-// "add_special_tokens": false}, llama.cpp {"content"}; an engine whose
-// profile names no tokenizer is never asked.
+// "add_special_tokens": false}, llama.cpp {"content"}, all with the
+// workload's headers; an engine whose profile names no tokenizer is never
+// asked.
 func TestTokenizerBodies(t *testing.T) {
 	var got []map[string]any
 	mux := http.NewServeMux()
@@ -435,12 +436,15 @@ func TestTokenizerBodies(t *testing.T) {
 		var b map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&b)
 		got = append(got, b)
+		if r.Header.Get("X-Team") != "perf" {
+			t.Errorf("the workload's header is missing: %v", r.Header)
+		}
 		fmt.Fprint(w, `{"tokens":[1,2]}`)
 	})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	r := newRunner(t, ts.URL, nil)
-	c := &client{http: ts.Client()}
+	c := &client{http: ts.Client(), headers: http.Header{"X-Team": {"perf"}}}
 	for _, name := range []engine.Name{engine.VLLM, engine.LlamaCpp, engine.Ollama} {
 		tok := r.probeTokenizer(context.Background(), c, "m", engine.Must(name))
 		if (tok == nil) != (name == engine.Ollama) {
