@@ -36,6 +36,7 @@ type tokenizer struct {
 // and the time it may take. Past them the approximate counts stay.
 const (
 	tokenizeMaxTexts    = 20000
+	tokenizeMaxCache    = 200000 // distinct texts remembered across trials
 	tokenizeConcurrency = 4
 	tokenizeTimeout     = 60 * time.Second
 	tokenizeProbeTime   = 5 * time.Second
@@ -75,6 +76,9 @@ func (t *tokenizer) count(ctx context.Context, text string) (int, error) {
 	hr.Header.Set("Content-Type", "application/json")
 	if t.c.apiKey != "" {
 		hr.Header.Set("Authorization", "Bearer "+t.c.apiKey)
+	}
+	for k, v := range t.c.headers { // the workload's headers, as on its requests
+		hr.Header[k] = v
 	}
 	resp, err := t.c.http.Do(hr)
 	if err != nil {
@@ -116,11 +120,14 @@ func parseTokenizeAnswer(raw []byte) (int, error) {
 	return len(out.Tokens), nil
 }
 
-// needsCount reports whether x's per-chunk counts are a fallback the
-// tokenizer can improve.
+// needsCount reports whether x's per-chunk counts are an estimate the
+// tokenizer can improve: an even split, or one per chunk without any usage
+// total. One per chunk that adds up to the usage total is exact already
+// (every chunk with text carries a token at least), so it costs the server
+// no tokenize requests.
 func needsCount(x *exchange) bool {
 	m := x.rec.Tokens
-	return x.rec.Success && (m == metrics.TokensEvenSplit || m == metrics.TokensOnePerChunk) &&
+	return x.rec.Success && (m == metrics.TokensEvenSplit || m == metrics.TokensOnePerChunk && !x.usageSeen) &&
 		len(x.textEnds) == x.rec.Chunks && x.rec.Chunks > 0
 }
 
@@ -153,6 +160,9 @@ func chunkTexts(x *exchange) ([]string, error) {
 // scaled to the server's usage total when it reported one. It returns a
 // warning when counting failed; those exchanges keep their counts.
 func (t *tokenizer) refine(ctx context.Context, xs []*exchange) string {
+	if len(t.cache) > tokenizeMaxCache {
+		t.cache = map[string]int{} // bounded memory over a long run
+	}
 	texts := make([][]string, len(xs))
 	var todo []string
 	seen := map[string]bool{}

@@ -114,7 +114,9 @@ func TestTokenCountingStyles(t *testing.T) {
 		{"zeros", 3, true, "tokenize", true, maxTok, 3, ""},
 		{"final", 1, false, "one_per_chunk", false, maxTok, 1, ""},
 		{"final", 3, false, "even_split", true, maxTok, 3, ""},
-		{"final", 1, true, "tokenize", true, maxTok, 1, ""},
+		// One per chunk adding up to the usage total is exact: no
+		// tokenize requests.
+		{"final", 1, true, "one_per_chunk", false, maxTok, 1, ""},
 		{"final", 3, true, "tokenize", true, maxTok, 3, ""},
 		// No usage at all: without a tokenizer the client can only count
 		// chunks; with one it recovers the real output length.
@@ -127,8 +129,8 @@ func TestTokenCountingStyles(t *testing.T) {
 		name := fmt.Sprintf("%s/chunk%d/tokenize=%v", tc.style, tc.chunk, tc.tokenize)
 		t.Run(name, func(t *testing.T) {
 			url := styleServer{tc.style, tc.chunk, tc.tokenize}.start(t)
-			var progress bytes.Buffer
-			r := newRunner(t, url, func(c *Config) { c.Warmups, c.Progress = 0, &progress })
+			var progress, detail bytes.Buffer
+			r := newRunner(t, url, func(c *Config) { c.Warmups, c.Progress, c.Detailed = 0, &progress, &detail })
 			m := manifest(4, 4, 0, maxTok)
 			res, err := r.Run(context.Background(), m, 1)
 			if err != nil {
@@ -151,6 +153,14 @@ func TestTokenCountingStyles(t *testing.T) {
 			several := strings.Contains(strings.Join(tr.Warnings, "\n"), "tokens on average")
 			if want := float64(tc.output)/float64(maxTok/tc.chunk) > metrics.WarnTokensPerChunk; several != want {
 				t.Errorf("several-tokens warning %v, want %v: %q", several, want, tr.Warnings)
+			}
+			// Detailed records carry the method, the held ones (counted
+			// by the tokenizer after the trial) included.
+			for _, line := range strings.Split(strings.TrimSpace(detail.String()), "\n") {
+				var d Detail
+				if err := json.Unmarshal([]byte(line), &d); err != nil || d.TokenMethod != tc.method {
+					t.Errorf("detail %s: token_method %q, want %s (%v)", line, d.TokenMethod, tc.method, err)
+				}
 			}
 			if got := strings.Contains(progress.String(), "tokens a chunk, "+tc.method+")"); got != several {
 				t.Errorf("progress line names the chunking %v, want %v: %q", got, several, progress.String())
@@ -416,8 +426,9 @@ func FuzzTokenizeAnswer(f *testing.F) {
 }
 
 // TestTokenizerBodies: vLLM and SGLang get {"model", "prompt",
-// "add_special_tokens": false}, llama.cpp {"content"}; an engine whose
-// profile names no tokenizer is never asked.
+// "add_special_tokens": false}, llama.cpp {"content"}, all with the
+// workload's headers; an engine whose profile names no tokenizer is never
+// asked.
 func TestTokenizerBodies(t *testing.T) {
 	var got []map[string]any
 	mux := http.NewServeMux()
@@ -425,12 +436,15 @@ func TestTokenizerBodies(t *testing.T) {
 		var b map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&b)
 		got = append(got, b)
+		if r.Header.Get("X-Team") != "perf" {
+			t.Errorf("the workload's header is missing: %v", r.Header)
+		}
 		fmt.Fprint(w, `{"tokens":[1,2]}`)
 	})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	r := newRunner(t, ts.URL, nil)
-	c := &client{http: ts.Client()}
+	c := &client{http: ts.Client(), headers: http.Header{"X-Team": {"perf"}}}
 	for _, name := range []engine.Name{engine.VLLM, engine.LlamaCpp, engine.Ollama} {
 		tok := r.probeTokenizer(context.Background(), c, "m", engine.Must(name))
 		if (tok == nil) != (name == engine.Ollama) {
