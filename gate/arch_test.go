@@ -60,6 +60,7 @@ func TestImportDirection(t *testing.T) {
 		{"gate/noise", []string{"os", "net/http", mod + "gate/baseline", mod + "gate/loadgen", mod + "gate/server"}, "the noise estimator is pure arithmetic shared by calibrate and the history; the store's files are gate/baseline's"},
 		{"gate/verdict", []string{mod + "gate/config"}, "the config -> policy mapping is verdict.FromConfig over plain values; the verdict never reads configuration"},
 		{"gate/pipeline", []string{"os", "net/http", "os/exec", mod + "gate/config", mod + "gate/loadgen", mod + "gate/report"}, "the gate's judging step runs on what it is given (Trials, results) and does no I/O"},
+		{"gate/capacity", []string{"os", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/workload", mod + "gate/verdict", mod + "gate/report", mod + "gate/config"}, "the capacity search is pure: a probe is whatever the Prober it is given does"},
 		{"gate/redact", []string{strings.TrimSuffix(mod, "/")}, "the secret rule depends on nothing of the module, so every package may use it"},
 	}
 	for pkg, deps := range graph {
