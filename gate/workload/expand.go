@@ -63,6 +63,10 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 			Warmups:     warmups,
 			GPUs:        f.GPUs,
 		}
+		m.SaturationShare = f.Load.SaturationShare
+		if f.Kind == KindCapacity {
+			f.expandCapacity(m)
+		}
 		m.Spec = f.spec(c)
 		m.Hash = Hash(m)
 		out = append(out, m)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/perfgate/perfgate/gate/capacity"
 )
 
 // Parse decodes and validates a workload file's content. path is used in
@@ -124,7 +126,8 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	if !d.isMapping(n, "workload") {
 		return f
 	}
-	switch d.workloadKind(n) {
+	kind := d.workloadKind(n)
+	switch kind {
 	case KindCommand:
 		d.commandWorkload(n, f)
 		return f
@@ -133,11 +136,17 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	}
 	var haveName, haveDataset, haveLoad bool
 	for _, fl := range d.mapping(n, "workload", "name", "description", "kind", "api", "model", "gpus",
-		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate") {
+		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate", "capacity") {
 		v := fl.value
 		switch fl.key {
 		case "kind":
-			f.Kind = KindServing
+			f.Kind = kind
+		case "capacity":
+			if kind != KindCapacity {
+				d.errorf(fl.line, "capacity applies only to a kind: capacity workload")
+				continue
+			}
+			d.capacity(v, fl.line, f)
 		case "name":
 			haveName = true
 			d.name(v, fl.line, f)
@@ -186,6 +195,12 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	if !haveLoad {
 		d.errorf(line, "workload: missing required key load")
 	}
+	if kind == KindCapacity {
+		f.Kind = KindCapacity
+		d.capacityChecks(f, line)
+	} else if f.Load.SaturationShare > 0 && len(f.Load.Concurrency) > 1 {
+		d.errorf(f.lines.capacity.rate, "load.rate %s: a share of saturation cannot be combined with a concurrency sweep", capacity.FormatShare(f.Load.SaturationShare))
+	}
 	if len(d.errs) == 0 {
 		d.crossCheck(f)
 	}
@@ -225,6 +240,7 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 			f.lines.requests = v.Line
 			l.Requests = d.integer(v, "load.requests", 1, 1000000)
 		case "concurrency":
+			f.lines.capacity.concurrency = v.Line
 			seen := map[int]bool{}
 			for _, item := range d.list(v, "load.concurrency") {
 				c := d.integer(item, "load.concurrency", 0, 1000000)
@@ -235,6 +251,10 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 				l.Concurrency = append(l.Concurrency, c)
 			}
 		case "rate":
+			f.lines.capacity.rate = v.Line
+			if d.saturationShare(v, l) {
+				continue
+			}
 			seen := map[float64]bool{}
 			for _, item := range d.list(v, "load.rate") {
 				r := d.positiveOrInf(item, "load.rate")

@@ -65,6 +65,9 @@ type File struct {
 	// Kind is KindServing or KindCommand; Command is set for the latter.
 	Kind    string
 	Command Command
+	// Capacity holds a kind: capacity file's search settings, defaults
+	// filled in.
+	Capacity CapacitySpec
 
 	lines lines // where each field was written, for errors found later
 }
@@ -93,11 +96,17 @@ type Load struct {
 	Concurrency []int
 	Rate        []float64
 	Burstiness  float64
+	// SaturationShare is set (0.8) for `rate: 80%-of-saturation`: the cell
+	// runs at that share of the saturation throughput an unlimited-rate
+	// run measures first. Rate then holds the single placeholder 1, the
+	// rate the manifest's arrivals are timed for (Manifest.At).
+	SaturationShare float64
 }
 
 // lines records the line of each field that expansion may still reject.
 type lines struct {
 	name, path, sha256, requests, required, minTokens, numPrefixes, tokenIDs int
+	capacity                                                                 capacityLines
 }
 
 // cellSpec is one cell's load point.
