@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -131,7 +133,11 @@ func capacityOf(m *workload.Manifest, seats int) float64 {
 
 func capacityRunner(t *testing.T, url string) pipeline.Capacity {
 	t.Helper()
-	r, err := loadgen.New(loadgen.Config{URL: url, Warmups: -1, CacheSalt: true})
+	// The dispatch-lag limit is raised: on a loaded shared test machine the
+	// client wakes late now and then, which these tests tolerate (TTFT is
+	// measured from the actual send) rather than discard the trial.
+	r, err := loadgen.New(loadgen.Config{URL: url, Warmups: -1, CacheSalt: true,
+		Limits: metrics.Limits{FailureShare: metrics.DefaultLimits.FailureShare, DispatchLagMs: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,5 +177,71 @@ func TestCapacitySearchMatchesTheModel(t *testing.T) {
 	}
 	if sat := tr.Values["saturation_throughput"]; math.Abs(sat-mu)/mu > 0.1 {
 		t.Errorf("saturation throughput %.2f req/s, the engine serves %.1f", sat, mu)
+	}
+}
+
+// TestWorseBatchingFailsCapacityOnly is the gate's point: a candidate with
+// fewer seats (max_num_seqs 2 instead of 4) is as fast as the baseline at
+// a low rate, where at most two requests are in flight, so a fixed
+// low-rate workload passes; its capacity is about half, and the capacity
+// workload fails on capacity_rps.
+func TestWorseBatchingFailsCapacityOnly(t *testing.T) {
+	capa := capacityManifest(t, `name: cap
+kind: capacity
+dataset: {kind: random, input_tokens: 16, output_tokens: 16, seed: 11}
+load: {requests: 40, burstiness: inf}
+warmups: 4
+trials: {min: 2, max: 2}
+slo: {ttft_ms: 250}
+capacity: {goodput_share: 95%, max_probes: 6, resolution: 5%}
+`)
+	low := capacityManifest(t, `name: low
+dataset: {kind: random, input_tokens: 16, output_tokens: 16, seed: 12}
+load: {requests: 20, rate: 12, burstiness: inf}
+warmups: 4
+trials: {min: 3, max: 3}
+gate:
+  - {metric: ttft_ms.p99, gated: false}
+`)
+	ms := []*workload.Manifest{capa, low}
+	srv, url := capacitySim(t, capSeats)
+	c := capacityRunner(t, url)
+	ctx := context.Background()
+	base, err := pipeline.Record(ctx, c, ms, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Update(func(cfg *sim.Config) { cfg.MaxNumSeqs = capSeats - 2 }); err != nil {
+		t.Fatal(err)
+	}
+	policy := verdict.DefaultPolicy()
+	policy.MinTrials = 2
+	policy.AssumedBetween = map[string]float64{"*": 0} // one server start for both arms
+	out, err := pipeline.Run(ctx, c, ms, pipeline.Options{Baselines: base, Policy: policy})
+	if err != nil || out.RunErr != nil {
+		t.Fatal(err, out.RunErr)
+	}
+	for _, w := range out.Comparison.Workloads {
+		t.Logf("workload %s: %s %s (%d/%d valid trials, excluded %v)", w.Cell, w.Status, w.Message, w.BaselineTrials, w.CandidateTrials, w.Excluded)
+	}
+	byCell := map[string]verdict.Outcome{}
+	for _, cell := range out.Comparison.Cells {
+		if cell.Gated {
+			t.Logf("%s %s: %s (%+.1f%%)", cell.Workload, cell.Metric, cell.Outcome, cell.Change)
+			if cell.Workload == "low" && cell.Outcome == verdict.Regression {
+				t.Errorf("low-rate workload: %s regressed by %+.1f%%, but the candidate only batches worse at high load", cell.Metric, cell.Change)
+			}
+			byCell[cell.Workload+" "+cell.Metric] = cell.Outcome
+		}
+	}
+	if got := byCell["cap capacity_rps"]; got != verdict.Regression {
+		t.Errorf("capacity_rps: %s, want regression", got)
+	}
+	for _, r := range append(base, out.Results...) {
+		for _, tr := range r.Trials {
+			if tr.Capacity != nil {
+				t.Logf("%s trial %d: capacity %.2f req/s in %d probes", r.Workload.Cell, tr.Index, tr.Capacity.Capacity, len(tr.Capacity.Probes))
+			}
+		}
 	}
 }
