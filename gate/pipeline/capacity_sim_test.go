@@ -189,11 +189,11 @@ func TestWorseBatchingFailsCapacityOnly(t *testing.T) {
 	capa := capacityManifest(t, `name: cap
 kind: capacity
 dataset: {kind: random, input_tokens: 16, output_tokens: 16, seed: 11}
-load: {requests: 40, burstiness: inf}
+load: {requests: 30, burstiness: inf}
 warmups: 4
 trials: {min: 2, max: 2}
 slo: {ttft_ms: 250}
-capacity: {goodput_share: 95%, max_probes: 6, resolution: 5%}
+capacity: {goodput_share: 95%, max_probes: 5, resolution: 10%}
 `)
 	low := capacityManifest(t, `name: low
 dataset: {kind: random, input_tokens: 16, output_tokens: 16, seed: 12}
