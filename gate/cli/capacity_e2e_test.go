@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/sim"
+)
+
+// capacityE2ESim is a seat-limited simulator with a constant 5 ms step
+// (gate/pipeline's capacity tests derive its capacity): 16 tokens per
+// request make a seat serve 12.5 req/s.
+func capacityE2ESim(t *testing.T, seats int) string {
+	t.Helper()
+	cfg, err := sim.Preset("fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxNumSeqs, cfg.StepBase = seats, sim.Duration(5*time.Millisecond)
+	cfg.DecodeFixed, cfg.DecodePerSeq, cfg.PrefillPerToken, cfg.PerContextTokenNs, cfg.JitterCV = 0, 0, 0, 0, 0
+	s := sim.New(cfg)
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() { srv.Close(); s.Close() })
+	return srv.URL
+}
+
+// TestCapacityRunAndCompare: `perfgate run` of a capacity workload writes
+// one search per trial with its probes; `perfgate compare` of a candidate
+// with half the seats fails on capacity_rps and shows the curves.
+func TestCapacityRunAndCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run against the simulator (-short)")
+	}
+	dir := t.TempDir()
+	for _, arm := range []struct {
+		dir   string
+		seats int
+	}{{"base", 4}, {"cand", 2}} {
+		out := filepath.Join(dir, arm.dir)
+		code, stdout, stderr := runCLI("run", "-w", "testdata/capacity-e2e.yaml", "--url", capacityE2ESim(t, arm.seats), "-o", out, "--max-dispatch-lag-ms", "1000")
+		if code != ExitPass {
+			t.Fatalf("run (%d seats): exit %d\n%s%s", arm.seats, code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "probe saturation (rate inf)") {
+			t.Errorf("run: no probe lines on stderr:\n%s", stderr)
+		}
+		r, err := result.Read(filepath.Join(out, "capacity-e2e.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Trials) != 2 || r.Trials[0].Capacity == nil || len(r.Trials[0].Capacity.Probes) == 0 || r.Trials[0].Capacity.Probes[0].Unlimited != true {
+			t.Fatalf("result: %d trials, first search %+v", len(r.Trials), r.Trials[0].Capacity)
+		}
+		t.Logf("%d seats: capacity %v, %v req/s", arm.seats, r.Samples("capacity_rps"), r.Samples("saturation_throughput"))
+	}
+	code, out, errs := runCLI("compare", "--baseline", filepath.Join(dir, "base"), "--candidate", filepath.Join(dir, "cand"))
+	t.Logf("compare: exit %d\n%s", code, out)
+	if code != ExitRegression || !compareHasRow(out, "capacity_rps", "REGRESSION") {
+		t.Errorf("compare: exit %d, want 1 with capacity_rps regressed\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "Capacity of capacity-e2e") || !strings.Contains(out, "<- capacity") {
+		t.Errorf("compare: the report has no capacity curve:\n%s", out)
+	}
+}
