@@ -115,3 +115,26 @@ func TestSaturationShareRate(t *testing.T) {
 		t.Error("rate 1 and a share of saturation share a hash")
 	}
 }
+
+// TestStudyCapacityWorkload pins the 7B study's capacity workload to the
+// study: 512 in / 256 out, TTFT < 3 s and E2EL < 30 s for 95 % of requests.
+func TestStudyCapacityWorkload(t *testing.T) {
+	ms, err := LoadFile("../../workloads/q7b-512-256-capacity.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms[0]
+	if len(ms) != 1 || !m.IsCapacity() || m.SLO.TTFTms != 3000 || m.SLO.E2ELms != 30000 || m.Capacity.GoodputShare != 0.95 ||
+		m.Capacity.Over != result.OverRate || m.Capacity.MaxProbes != 10 || m.Burstiness != 1 || m.GPUs != 1 {
+		t.Fatalf("manifest %s: %+v, slo %+v", m.Cell, m.Capacity, m.SLO)
+	}
+	for _, r := range m.Requests {
+		if len(r.PromptIDs) != 512 || r.MaxTokens != 256 {
+			t.Fatalf("request %d: %d ids, max_tokens %d", r.Index, len(r.PromptIDs), r.MaxTokens)
+		}
+	}
+	// Timed for 1 req/s: the last of 200 arrivals at 200 s.
+	if last := m.Requests[len(m.Requests)-1].Arrival; last != 200*time.Second {
+		t.Errorf("last arrival %v, want 200s", last)
+	}
+}
