@@ -66,3 +66,35 @@ func TestCapacityRunAndCompare(t *testing.T) {
 		t.Errorf("compare: the report has no capacity curve:\n%s", out)
 	}
 }
+
+// TestTwoStepRun: `perfgate run` of a workload at 80 % of saturation
+// records the saturation it measured and the rate it then ran at, and its
+// trials offer that rate.
+func TestTwoStepRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run against the simulator (-short)")
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("run", "-w", "testdata/two-step-e2e.yaml", "--url", capacityE2ESim(t, 4), "-o", out, "--max-dispatch-lag-ms", "1000")
+	if code != ExitPass {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	r, err := result.Read(filepath.Join(out, "two-step-e2e.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Saturation
+	if s == nil || s.Share != 0.8 || s.RateRPS != 0.8*s.ThroughputRPS || s.ThroughputRPS < 35 || s.ThroughputRPS > 55 {
+		t.Fatalf("saturation %+v: want about 50 req/s measured (4 seats x 12.5 req/s) and 80 %% of it run", s)
+	}
+	// 30 requests at constant spacing end at 30/rate seconds: the measured
+	// throughput is the rate, less the last request's service time.
+	for _, v := range r.Samples("request_throughput") {
+		if v > 1.05*s.RateRPS || v < 0.7*s.RateRPS {
+			t.Errorf("trial throughput %.2f req/s, the trials ran at %.2f", v, s.RateRPS)
+		}
+	}
+	if !strings.Contains(stderr, "running at 80%-of-saturation") {
+		t.Errorf("no saturation line on stderr:\n%s", stderr)
+	}
+}
