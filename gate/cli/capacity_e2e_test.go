@@ -98,3 +98,37 @@ func TestTwoStepRun(t *testing.T) {
 		t.Errorf("no saturation line on stderr:\n%s", stderr)
 	}
 }
+
+// TestCapacityGate: `perfgate gate` runs a capacity workload against the
+// server (no baseline yet: exit 2), its results become the baseline, and
+// a server with half the seats fails the gate on capacity_rps.
+func TestCapacityGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end gate test against the simulator")
+	}
+	old := gateGetenv
+	gateGetenv = func(string) string { return "" }
+	t.Cleanup(func() { gateGetenv = old })
+	dir := t.TempDir()
+	store := filepath.Join(dir, "baselines")
+	gate := func(url, out string) (ExitCode, string, string) {
+		return runCLI("gate", "--config", "testdata/gate/perfgate.yaml", "--url", url, "--baselines", store,
+			"-o", filepath.Join(dir, out), "--workloads", "testdata/capacity-e2e.yaml")
+	}
+	code, out, errs := gate(capacityE2ESim(t, 4), "base")
+	if code != ExitInvalid || !strings.Contains(out, "missing-baseline") {
+		t.Fatalf("baseline run: exit %d, want 2 with a missing baseline\n%s%s", code, out, errs)
+	}
+	r, err := result.Read(filepath.Join(dir, "base", "results", "capacity-e2e.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := result.Write(filepath.Join(store, "e2e", "capacity-e2e.json"), r); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = gate(capacityE2ESim(t, 2), "cand")
+	t.Logf("half the seats: exit %d\n%s", code, out)
+	if code != ExitRegression || !compareHasRow(out, "capacity_rps", "REGRESSION") {
+		t.Errorf("half the seats: exit %d, want 1 with capacity_rps regressed\n%s%s", code, out, errs)
+	}
+}
