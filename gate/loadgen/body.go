@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -33,8 +34,18 @@ type streamOptions struct {
 }
 
 // encodeBodies serialises every request before a trial starts, so no JSON
-// encoding happens on the measuring path.
-func encodeBodies(m *workload.Manifest, reqs []workload.Request, model, salt string, continuous bool) ([][]byte, error) {
+// encoding happens on the measuring path. The engine profile p decides
+// which fields carry a chat request's token bound (ollama reads only
+// max_tokens, so a request with max_completion_tokens alone would run to
+// the model's limit) and whether continuous usage is asked for; vLLM's
+// requests are the bytes perfgate always sent.
+func encodeBodies(m *workload.Manifest, reqs []workload.Request, model, salt string, p engine.Profile, continuous bool) ([][]byte, error) {
+	continuous = continuous && p.ContinuousUsage
+	var chatMax, chatMaxCompletion bool
+	for _, f := range p.MaxTokensFields(true) {
+		chatMax = chatMax || f == "max_tokens"
+		chatMaxCompletion = chatMaxCompletion || f == "max_completion_tokens"
+	}
 	out := make([][]byte, len(reqs))
 	for i := range reqs {
 		r := &reqs[i]
@@ -51,7 +62,13 @@ func encodeBodies(m *workload.Manifest, reqs []workload.Request, model, salt str
 		}
 		switch {
 		case m.API == workload.Chat:
-			b.Messages, b.MaxCompletionTokens = r.Messages, r.MaxTokens
+			b.Messages = r.Messages
+			if chatMax {
+				b.MaxTokens = r.MaxTokens
+			}
+			if chatMaxCompletion {
+				b.MaxCompletionTokens = r.MaxTokens
+			}
 			if b.Messages == nil {
 				b.Messages = []workload.Message{{Role: "user", Content: r.Prompt}}
 			}

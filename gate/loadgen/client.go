@@ -223,6 +223,7 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 	default:
 		rec.Success = true
 	}
+	rec.Finish = x.finish
 }
 
 // scrubMargin is how much more than ErrorSampleBytes of an error body is

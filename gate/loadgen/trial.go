@@ -44,6 +44,14 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if err := ensureFDs(m); err != nil {
 		return fail(err.Error(), err)
 	}
+	prof, err := r.resolveEngine(ctx, c.http) // Prepare resolved it already
+	if err != nil {
+		return fail(err.Error(), err)
+	}
+	if r.cfg.ResetPrefixCache && prof.CacheReset == nil {
+		err := r.resetPrefixCache(ctx, c.http, prof) // the error saying why
+		return fail(err.Error(), err)
+	}
 	for k := 0; k < n; k++ {
 		idx := len(res.Trials)
 		if ctx.Err() != nil {
@@ -55,7 +63,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 			return fail(err.Error(), err)
 		}
 		if r.cfg.ResetPrefixCache {
-			if err := r.resetPrefixCache(ctx, c.http); err != nil {
+			if err := r.resetPrefixCache(ctx, c.http, prof); err != nil {
 				return fail(err.Error(), err)
 			}
 		}
@@ -69,7 +77,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if r.cfg.CacheSalt {
 			salt = "perfgate-" + tag
 		}
-		bodies, err := encodeBodies(m, m.Requests, model, salt, !r.cfg.NoContinuousUsage)
+		bodies, err := encodeBodies(m, m.Requests, model, salt, prof, !r.cfg.NoContinuousUsage)
 		if err != nil {
 			return fail(err.Error(), err)
 		}
@@ -78,6 +86,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if warm != "" {
 			t.Warnings = append(t.Warnings, warm)
 		}
+		t.Warnings = append(t.Warnings, engineWarnings(m, prof)...)
 		// AfterTrial runs even for an interrupted trial, so server-side
 		// counters stay paired with what was measured; after an interrupt
 		// it gets a second at most, since the partial result must be
@@ -274,7 +283,7 @@ func (r *Runner) warmup(ctx context.Context, m *workload.Manifest, c *client, mo
 		if r.cfg.CacheSalt || i >= len(m.Warmups) {
 			salt = fmt.Sprintf("perfgate-%s-w%d", tag, i/len(m.Warmups))
 		}
-		b, err := encodeBodies(m, reqs[i:i+1], model, salt, !r.cfg.NoContinuousUsage)
+		b, err := encodeBodies(m, reqs[i:i+1], model, salt, r.profile(), !r.cfg.NoContinuousUsage)
 		if err != nil {
 			return "", err
 		}

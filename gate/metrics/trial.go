@@ -55,8 +55,13 @@ type span struct{ start, end time.Duration }
 type consistency struct {
 	ignoreEOS, ignoreEOSOf int
 	firstIgnoreEOS         string
-	bad                    int
-	firstBad               string
+	// eosStops counts the ignore_eos requests that came back short with
+	// finish_reason "stop": the server stopped at EOS, so it does not
+	// honour ignore_eos (a clamped max_tokens ends with "length").
+	eosStops     int
+	firstEOSStop string
+	bad          int
+	firstBad     string
 }
 
 // NewAccumulator returns an accumulator judging goodput by slo. limit is
@@ -153,7 +158,13 @@ func truncate(s string, n int) string {
 func (a *Accumulator) check(r *Request) {
 	if r.IgnoreEOS && r.MaxTokens > 0 {
 		a.checks.ignoreEOSOf++
-		if r.OutputTokens != r.MaxTokens {
+		switch {
+		case r.OutputTokens < r.MaxTokens && r.Finish == "stop":
+			a.checks.eosStops++
+			if a.checks.firstEOSStop == "" {
+				a.checks.firstEOSStop = fmt.Sprintf("got %d tokens for max_tokens %d, finish_reason \"stop\"", r.OutputTokens, r.MaxTokens)
+			}
+		case r.OutputTokens != r.MaxTokens:
 			a.checks.ignoreEOS++
 			if a.checks.firstIgnoreEOS == "" {
 				a.checks.firstIgnoreEOS = fmt.Sprintf("got %d tokens for max_tokens %d", r.OutputTokens, r.MaxTokens)

@@ -86,6 +86,14 @@ func runFacts(d *Data) string {
 			return strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version + " " + r.Source)
 		}},
 	}
+	if engineOf(b) != "" || engineOf(c) != "" {
+		// The engine profile decides what was sent and how /metrics were
+		// read (docs/engines.md); results from before profiles have none.
+		rows = slices.Insert(rows, 3, struct {
+			name string
+			get  func(*result.Result) string
+		}{"Engine", engineOf})
+	}
 	var s strings.Builder
 	s.WriteString("| | Baseline | Candidate |\n|---|---|---|\n")
 	for _, row := range rows {
@@ -99,6 +107,15 @@ func runFacts(d *Data) string {
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", row.name, factCell(bv), factCell(cv))
 	}
 	return s.String()
+}
+
+// engineOf is the engine profile r was measured with: the result's own
+// record, else its fingerprint's.
+func engineOf(r *result.Result) string {
+	if r == nil {
+		return ""
+	}
+	return orStr(r.Server.Engine, fp(r, result.KeyServerEngine))
 }
 
 // factCell escapes a fact; unknown facts say so rather than hiding the row.
@@ -244,7 +261,7 @@ func envFacts(r *result.Result) string {
 
 // otherFingerprint lists fingerprint keys no other row shows.
 func otherFingerprint(r *result.Result) string {
-	inRow := map[string]bool{result.KeyGPUName: true, result.KeyGPUCount: true, result.KeyServerArgv: true, "server.args": true, "server.command": true,
+	inRow := map[string]bool{result.KeyGPUName: true, result.KeyGPUCount: true, result.KeyServerArgv: true, "server.args": true, "server.command": true, result.KeyServerEngine: true,
 		"server.kv_cache_dtype": true, "vllm.kv_cache_dtype": true, "server.quantization": true, "vllm.quantization": true,
 		"server.tensor_parallel_size": true, "server.pipeline_parallel_size": true, "server.data_parallel_size": true, "server.enable_expert_parallel": true}
 	var kv []string

@@ -123,6 +123,10 @@ type Comparison struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Policy is the policy the comparison ran under (after defaults).
 	Policy Policy `json:"policy"`
+	// AB is set when this is the paired verdict of an interleaved A/B
+	// experiment (`perfgate ab`, package gate/ab): the baseline side is arm
+	// A, the candidate side arm B.
+	AB *Paired `json:"ab,omitempty"`
 }
 
 // Workload is the status of one workload cell.
@@ -252,6 +256,9 @@ type Cell struct {
 	// pooled or own spread when larger), not a measured one.
 	LowConfidence bool     `json:"low_confidence"`
 	Warnings      []string `json:"warnings,omitempty"`
+	// Blocks are the per-block values and per-pair differences of a paired
+	// A/B cell (Comparison.AB set); nil otherwise.
+	Blocks *PairedCell `json:"blocks,omitempty"`
 }
 
 // CellNoise is the noise estimate a cell's test used.
@@ -259,7 +266,10 @@ type CellNoise struct {
 	// Source of the within-session noise: "moderated" (the cell's spread
 	// shrunk toward the metric's empirical-Bayes prior), "own" (no prior
 	// could be fitted: the cell's spread alone), or "assumed"
-	// (Policy.AssumedCV or a calibrated within variance: too few trials).
+	// (Policy.AssumedCV or a calibrated within variance: too few trials),
+	// or "pairs" (a paired A/B cell, gate/ab: Sigma is then the residual
+	// standard deviation of one block pair's difference and WithinDF its
+	// degrees of freedom).
 	Source string `json:"source"`
 	// Sigma is the per-trial within-session standard deviation on the test
 	// scale (log values for relative metrics, raw for absolute ones).
