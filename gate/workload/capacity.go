@@ -216,3 +216,17 @@ func (d *decoder) saturationShare(v *yaml.Node, l *Load) bool {
 	l.SaturationShare, l.Rate = s, []float64{1}
 	return true
 }
+
+// servingChecks applies the capacity-related rules of a serving file: a
+// share of saturation is one load point (no concurrency sweep), and the
+// capacity metrics are measured only by kind: capacity workloads.
+func (d *decoder) servingChecks(f *File, line int) {
+	if f.Load.SaturationShare > 0 && len(f.Load.Concurrency) > 1 {
+		d.errorf(f.lines.capacity.rate, "load.rate %s: a share of saturation cannot be combined with a concurrency sweep", capacity.FormatShare(f.Load.SaturationShare))
+	}
+	for _, r := range f.Gate {
+		if capacityMetric(r.Metric) {
+			d.errorf(line, "gate: %s is measured only by a kind: capacity workload", r.Metric)
+		}
+	}
+}

@@ -9,8 +9,6 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/perfgate/perfgate/gate/capacity"
 )
 
 // Parse decodes and validates a workload file's content. path is used in
@@ -198,8 +196,8 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	if kind == KindCapacity {
 		f.Kind = KindCapacity
 		d.capacityChecks(f, line)
-	} else if f.Load.SaturationShare > 0 && len(f.Load.Concurrency) > 1 {
-		d.errorf(f.lines.capacity.rate, "load.rate %s: a share of saturation cannot be combined with a concurrency sweep", capacity.FormatShare(f.Load.SaturationShare))
+	} else {
+		d.servingChecks(f, line)
 	}
 	if len(d.errs) == 0 {
 		d.crossCheck(f)
