@@ -183,21 +183,22 @@ func TestCapacitySearchMatchesTheModel(t *testing.T) {
 // TestWorseBatchingFailsCapacityOnly is the gate's point: a candidate with
 // fewer seats (max_num_seqs 2 instead of 4) is as fast as the baseline at
 // a low rate, where at most two requests are in flight, so a fixed
-// low-rate workload passes; its capacity is about half, and the capacity
-// workload fails on capacity_rps.
+// low-rate workload passes; its service rate halves and its capacity
+// falls by more than that (a short probe's backlog allowance weighs less
+// at a lower rate), and the capacity workload fails on capacity_rps.
 func TestWorseBatchingFailsCapacityOnly(t *testing.T) {
 	capa := capacityManifest(t, `name: cap
 kind: capacity
 dataset: {kind: random, input_tokens: 16, output_tokens: 16, seed: 11}
-load: {requests: 30, burstiness: inf}
+load: {requests: 24, burstiness: inf}
 warmups: 4
 trials: {min: 2, max: 2}
 slo: {ttft_ms: 250}
-capacity: {goodput_share: 95%, max_probes: 5, resolution: 10%}
+capacity: {goodput_share: 95%, max_probes: 4, resolution: 10%}
 `)
 	low := capacityManifest(t, `name: low
 dataset: {kind: random, input_tokens: 16, output_tokens: 16, seed: 12}
-load: {requests: 20, rate: 12, burstiness: inf}
+load: {requests: 16, rate: 12, burstiness: inf}
 warmups: 4
 trials: {min: 3, max: 3}
 gate:
