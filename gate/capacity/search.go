@@ -186,7 +186,11 @@ func (st *search) place(x float64, pr *result.Probe) bool {
 
 // bisect halves the bracket until it is narrower than the resolution or
 // the probes run out. A concurrency search probes whole numbers and ends
-// when the ends are adjacent.
+// when the ends are adjacent. Bisection rather than a secant: a goodput
+// curve is flat at 100 % up to the knee and falls beyond it, so the line
+// through a passing probe (share 1) and a failing one crosses the target
+// just above the passing end, and a secant would creep towards the knee
+// in small steps where bisection halves the bracket every probe.
 func (st *search) bisect(whole bool) error {
 	for st.hi > 0 && len(st.out.Probes) < st.s.MaxProbes {
 		if whole && st.hi-st.lo <= 1 || !whole && (st.hi-st.lo) <= st.s.Resolution*st.hi {
