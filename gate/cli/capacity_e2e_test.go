@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -126,8 +127,17 @@ func TestCapacityGate(t *testing.T) {
 	if err := result.Write(filepath.Join(store, "e2e", "capacity-e2e.json"), r); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs = gate(capacityE2ESim(t, 2), "cand")
-	t.Logf("half the seats: exit %d\n%s", code, out)
+	// A scheduler stall of a loaded machine during a 2-trial run can leave
+	// the cell undecided, the verdict's honest answer; like
+	// TestCompareEndToEnd the test then tries once more. An undecided or
+	// passing verdict after that is a failure.
+	for attempt := 1; attempt <= 2; attempt++ {
+		code, out, errs = gate(capacityE2ESim(t, 2), fmt.Sprintf("cand%d", attempt))
+		t.Logf("half the seats, attempt %d: exit %d\n%s", attempt, code, out)
+		if code != ExitInconclusive {
+			break
+		}
+	}
 	if code != ExitRegression || !compareHasRow(out, "capacity_rps", "REGRESSION") {
 		t.Errorf("half the seats: exit %d, want 1 with capacity_rps regressed\n%s%s", code, out, errs)
 	}
