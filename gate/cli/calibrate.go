@@ -248,7 +248,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 		err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
 			lc := loadgen.Config{
 				URL: info.URL, Engine: eng, APIKey: runAPIKey(), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
-				ToolVersion: Version, Hooks: serveHooks(info.URL), Limits: lim,
+				ToolVersion: Version, Hooks: serveHooks(info.URL), Limits: lim, LookupEnv: os.LookupEnv,
 			}
 			for _, m := range ms {
 				path := filepath.Join(dir, result.FileName(m.Cell))

@@ -245,6 +245,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		runner, err := loadgen.New(loadgen.Config{
 			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ProgressInterval: progress, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
+			LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
 		})
 		if err != nil {
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}

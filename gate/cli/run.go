@@ -154,6 +154,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		ReadyTimeout:      o.readyTimeout,
 		Grace:             o.grace,
 		ToolVersion:       Version,
+		LookupEnv:         os.LookupEnv, // workload headers written {env: NAME}
 	}
 	if _, err := loadgen.New(cfg); err != nil && o.url != "" {
 		return exitf(ExitInvalid, "run: --url: %w", err)

@@ -24,6 +24,11 @@ type body struct {
 	IgnoreEOS           bool               `json:"ignore_eos,omitempty"`
 	MinTokens           int                `json:"min_tokens,omitempty"`
 	CacheSalt           string             `json:"cache_salt,omitempty"`
+	TopK                *int               `json:"top_k,omitempty"`
+	MinP                *float64           `json:"min_p,omitempty"`
+	FrequencyPenalty    *float64           `json:"frequency_penalty,omitempty"`
+	PresencePenalty     *float64           `json:"presence_penalty,omitempty"`
+	RepetitionPenalty   *float64           `json:"repetition_penalty,omitempty"`
 }
 
 type streamOptions struct {
@@ -59,6 +64,12 @@ func encodeBodies(m *workload.Manifest, reqs []workload.Request, model, salt str
 			IgnoreEOS:     m.Sampling.IgnoreEOS,
 			MinTokens:     m.Sampling.MinTokens,
 			CacheSalt:     salt,
+
+			TopK:              m.Sampling.TopK,
+			MinP:              m.Sampling.MinP,
+			FrequencyPenalty:  m.Sampling.FrequencyPenalty,
+			PresencePenalty:   m.Sampling.PresencePenalty,
+			RepetitionPenalty: m.Sampling.RepetitionPenalty,
 		}
 		switch {
 		case m.API == workload.Chat:
@@ -81,9 +92,50 @@ func encodeBodies(m *workload.Manifest, reqs []workload.Request, model, salt str
 		if err != nil {
 			return nil, fmt.Errorf("encode request %d: %w", r.Index, err)
 		}
-		out[i] = data
+		if i == 0 {
+			if err := checkExtra(data, m.ExtraBody); err != nil {
+				return nil, fmt.Errorf("workload %s: %w", m.Cell, err)
+			}
+		}
+		out[i] = mergeExtra(data, m.ExtraBody)
 	}
 	return out, nil
+}
+
+// checkExtra refuses an extra_body member that the encoded body b already
+// has. Workload validation refuses the keys perfgate writes, but a body
+// field added later (for another engine) must not end up twice in the
+// JSON, where the server would pick one of the two silently.
+func checkExtra(b, extra []byte) error {
+	if len(extra) <= 2 {
+		return nil
+	}
+	var have, add map[string]json.RawMessage
+	if err := json.Unmarshal(b, &have); err != nil {
+		return fmt.Errorf("encoded body: %w", err)
+	}
+	if err := json.Unmarshal(extra, &add); err != nil {
+		return fmt.Errorf("extra_body: %w", err)
+	}
+	for k := range add {
+		if _, dup := have[k]; dup {
+			return fmt.Errorf("extra_body key %q is also written by perfgate", k)
+		}
+	}
+	return nil
+}
+
+// mergeExtra appends the members of the JSON object extra (a workload's
+// extra_body, compact) to the encoded body b. Validation refuses every
+// key body writes, so no member appears twice.
+func mergeExtra(b, extra []byte) []byte {
+	if len(extra) <= 2 { // nil or {}
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(extra))
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, ',')
+	return append(out, extra[1:]...)
 }
 
 // endpoint is the API path of m.

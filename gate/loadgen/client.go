@@ -65,6 +65,9 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	if c.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
+	for k, v := range c.headers {
+		req.Header[k] = v
+	}
 	rec.Sent = time.Since(anchor)
 	resp, err := c.http.Do(req)
 	if err != nil {

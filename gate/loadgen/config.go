@@ -82,6 +82,10 @@ type Config struct {
 	Hooks []TrialHook
 	// ToolVersion is recorded in results.
 	ToolVersion string
+	// LookupEnv reads the environment variables a workload's headers name
+	// ({env: NAME}); nil: such a workload fails with an error naming the
+	// header. The values found are secrets: they are sent, never recorded.
+	LookupEnv func(string) (string, bool)
 }
 
 // Defaults for zero Config fields.
@@ -122,6 +126,9 @@ type client struct {
 	http   *http.Client
 	apiKey string
 	scrub  *redact.Scrubber // for error bodies, which come from the server
+	// headers are the workload's extra headers, set after perfgate's own
+	// (see withHeaders).
+	headers http.Header
 	// onEvent, when set (tests and benchmarks only), sees every event
 	// with its arrival time, e.g. to compare it with the simulator's send
 	// stamp.

@@ -21,9 +21,12 @@ import (
 // end the wait at once.
 func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
 	srv := result.Server{URL: redact.URL(r.cfg.URL), GPUs: m.GPUs}
-	hc := r.clientFor(m).http
+	hc, secrets, err := r.probeClient(r.clientFor(m).http, m)
+	if err != nil {
+		return srv, err
+	}
 	opts := ready.Options{
-		URL: r.base, Client: hc, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber,
+		URL: r.base, Client: hc, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber.With(secrets...),
 		Timeout: r.cfg.ReadyTimeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
 	}
 	if p, ok := r.readyProfile(); ok {

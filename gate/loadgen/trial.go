@@ -44,6 +44,10 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if err := ensureFDs(m); err != nil {
 		return fail(err.Error(), err)
 	}
+	c, err := r.withHeaders(c, m)
+	if err != nil {
+		return fail(err.Error(), err)
+	}
 	prof, err := r.resolveEngine(ctx, c.http) // Prepare resolved it already
 	if err != nil {
 		return fail(err.Error(), err)
@@ -130,7 +134,7 @@ const interruptedHookTimeout = time.Second
 // interrupted is true when ctx was cancelled before every request was sent
 // and answered.
 func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
-	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0)
+	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0).Percentiles(m.MetricPercentiles...)
 	prog := r.startProgress(m, idx, of)
 	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS

@@ -362,7 +362,11 @@ func shape(r *result.Result) string {
 			if l.Concurrency > 0 {
 				conc = strconv.Itoa(l.Concurrency)
 			}
-			parts = append(parts, "concurrency "+conc, "rate "+result.FormatRate(l.Rate))
+			rate := "rate " + result.FormatRate(l.Rate)
+			if r := l.RampUp; r != nil { // vLLM records rate inf beside a ramp
+				rate = fmt.Sprintf("rate %s ramp %s to %s", r.Strategy, result.FormatRate(r.StartRPS), result.FormatRate(r.EndRPS))
+			}
+			parts = append(parts, "concurrency "+conc, rate)
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -27,6 +28,11 @@ type servingWire struct {
 	TimeoutS    float64     `json:"timeout_s"`
 	SLO         SLO         `json:"slo"`
 	Gate        []GateRule  `json:"gate,omitempty"`
+	// The request options added after the layout was frozen: each is
+	// left out when unset, so older specs encode byte for byte as before.
+	ExtraBody         json.RawMessage `json:"extra_body,omitempty"`
+	Headers           []Header        `json:"headers,omitempty"`
+	MetricPercentiles []float64       `json:"metric_percentiles,omitempty"`
 	// Kind and Capacity are written for capacity cells only, after every
 	// serving key, so serving specs keep their bytes.
 	Kind     string        `json:"kind,omitempty"`
@@ -34,10 +40,11 @@ type servingWire struct {
 }
 
 type loadWire struct {
-	Requests    int    `json:"requests"`
-	Concurrency int    `json:"concurrency"`
-	Rate        number `json:"rate"`
-	Burstiness  number `json:"burstiness"`
+	Requests    int     `json:"requests"`
+	Concurrency int     `json:"concurrency"`
+	Rate        number  `json:"rate"`
+	Burstiness  number  `json:"burstiness"`
+	RampUp      *RampUp `json:"ramp_up,omitempty"`
 	// SaturationShare is written only for a rate that is a share of
 	// saturation.
 	SaturationShare float64 `json:"saturation_share,omitempty"`
@@ -91,6 +98,10 @@ type specFields struct {
 	Command     *Command      `json:"command"`
 	Capacity    *CapacitySpec `json:"capacity"`
 
+	ExtraBody         json.RawMessage `json:"extra_body"`
+	Headers           []Header        `json:"headers"`
+	MetricPercentiles []float64       `json:"metric_percentiles"`
+
 	NumPrompts     int     `json:"num_prompts"`
 	RequestRate    *number `json:"request_rate"`
 	Burstiness     *number `json:"burstiness"`
@@ -108,10 +119,11 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 		w := servingWire{
 			Name: s.Name, Cell: s.Cell, Description: s.Description, API: s.API, Model: s.Model,
 			GPUs: s.GPUs, Dataset: s.Dataset,
-			Load: loadWire{Requests: s.Load.Requests, Concurrency: s.Load.Concurrency, Rate: number(s.Load.Rate), Burstiness: number(s.Load.Burstiness),
+			Load: loadWire{Requests: s.Load.Requests, Concurrency: s.Load.Concurrency, Rate: number(s.Load.Rate), Burstiness: number(s.Load.Burstiness), RampUp: s.Load.RampUp,
 				SaturationShare: s.Load.SaturationShare},
 			Sampling: s.Sampling, Warmups: s.Warmups, Trials: s.Trials, TimeoutS: s.TimeoutS,
 			SLO: s.SLO, Gate: s.Gate,
+			ExtraBody: s.ExtraBody, Headers: s.Headers, MetricPercentiles: s.MetricPercentiles,
 		}
 		if s.Kind == KindCapacity {
 			if s.Capacity == nil {
@@ -165,8 +177,9 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 	case "", KindServing, KindCapacity:
 		out.Kind = KindServing
 		out.API, out.Model, out.Dataset, out.Sampling, out.Warmups, out.SLO = f.API, f.Model, f.Dataset, f.Sampling, f.Warmups, f.SLO
-		out.Load = Load{Requests: f.Load.Requests, Concurrency: f.Load.Concurrency, Rate: float64(f.Load.Rate), Burstiness: float64(f.Load.Burstiness),
+		out.Load = Load{Requests: f.Load.Requests, Concurrency: f.Load.Concurrency, Rate: float64(f.Load.Rate), Burstiness: float64(f.Load.Burstiness), RampUp: f.Load.RampUp,
 			SaturationShare: f.Load.SaturationShare}
+		out.ExtraBody, out.Headers, out.MetricPercentiles = compact(f.ExtraBody), f.Headers, f.MetricPercentiles
 		if f.Kind == KindCapacity {
 			out.Kind, out.Capacity = KindCapacity, f.Capacity
 			if out.Capacity == nil {
@@ -196,4 +209,18 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 	}
 	*s = out
 	return nil
+}
+
+// compact returns raw JSON in its compact form: a result file re-indents
+// the spec it holds, and extra_body must read back as the canonical
+// bytes that were sent and hashed. null and nil read as nil.
+func compact(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
 }

@@ -100,6 +100,14 @@ func (d *decoder) capacityChecks(f *File, line int) {
 	if f.lines.capacity.rate > 0 {
 		d.errorf(f.lines.capacity.rate, "load.rate does not apply to a kind: capacity workload: the search chooses the rate")
 	}
+	// Probes re-time unit-rate arrivals (Manifest.At); a ramp or a
+	// trace's own timestamps cannot be re-timed to a rate.
+	if f.Load.RampUp != nil {
+		d.errorf(f.lines.rampUp, "load.ramp_up does not apply to a kind: capacity workload: the search chooses the rate")
+	}
+	if f.Dataset.Kind == KindTrace {
+		d.errorf(line, "a trace dataset replays its own timestamps and cannot be probed at other rates: a kind: capacity workload needs another dataset")
+	}
 	// The requests are timed for 1 req/s; each probe re-times them.
 	f.Load.Rate = []float64{1}
 	if c.Over == "" {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 )
@@ -11,6 +12,7 @@ const (
 	KindPrefixRepetition = "prefix-repetition"
 	KindShareGPT         = "sharegpt"
 	KindJSONL            = "jsonl"
+	KindTrace            = "trace"
 )
 
 // Defaults applied to fields a workload file leaves out. They are part of
@@ -65,6 +67,12 @@ type File struct {
 	// Kind is KindServing or KindCommand; Command is set for the latter.
 	Kind    string
 	Command Command
+	// ExtraBody is merged into every request body (compact JSON object
+	// with sorted keys; nil: none). Headers are extra request headers.
+	ExtraBody json.RawMessage
+	Headers   []Header
+	// MetricPercentiles are percentiles recorded besides metrics.Stats.
+	MetricPercentiles []float64
 	// Capacity holds a kind: capacity file's search settings, defaults
 	// filled in.
 	Capacity CapacitySpec
@@ -87,6 +95,16 @@ type Dataset struct {
 	// file's cells are skipped instead of failing validation.
 	Required bool
 	TokenIDs TokenRange
+	// The replay settings of a trace: the file format (TraceJSONL or
+	// TraceCSV), seconds per timestamp unit, tokens per hash id, and the
+	// replayed window from the first request (0: up to load.requests).
+	Format          string
+	TimeScale       float64
+	HashBlockTokens int
+	MaxDuration     time.Duration
+	// Fields renames a trace's keys or columns, by role (FieldTimestamp,
+	// ...): vLLM's --timed-trace-label-* options. nil: the defaults.
+	Fields map[string]string
 }
 
 // Load is the load shape. Concurrency and Rate hold one value, or several
@@ -96,6 +114,8 @@ type Load struct {
 	Concurrency []int
 	Rate        []float64
 	Burstiness  float64
+	// RampUp, when set, paces requests on vLLM's ramp instead of Rate.
+	RampUp *RampUp
 	// SaturationShare is set (0.8) for `rate: 80%-of-saturation`: the cell
 	// runs at that share of the saturation throughput an unlimited-rate
 	// run measures first. Rate then holds the single placeholder 1, the
@@ -106,6 +126,7 @@ type Load struct {
 // lines records the line of each field that expansion may still reject.
 type lines struct {
 	name, path, sha256, requests, required, minTokens, numPrefixes, tokenIDs int
+	rate, rampUp, burstiness                                                 int
 	capacity                                                                 capacityLines
 }
 
