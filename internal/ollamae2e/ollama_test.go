@@ -16,8 +16,8 @@ import (
 // workload with a launched server (--server-cmd), the detailed records'
 // timing identity, an A/A gate by --url that must pass, and gates of a
 // larger model and of a server that batches nothing (OLLAMA_NUM_PARALLEL=1
-// at concurrency 4) that must report a regression. It needs the ollama binary in
-// PERFGATE_OLLAMA (make e2e-ollama builds v0.17.4 and sets it).
+// at concurrency 4) that must report a regression. It needs the ollama
+// binary in PERFGATE_OLLAMA (make e2e-ollama builds v0.17.4 and sets it).
 func TestOllama(t *testing.T) {
 	bin := os.Getenv("PERFGATE_OLLAMA")
 	if bin == "" {
@@ -59,9 +59,10 @@ func TestOllama(t *testing.T) {
 	t.Logf("A/A judged at %.1f s", time.Since(start).Seconds())
 
 	// 3. Real slowdowns, launched by perfgate gate (server.command in its
-	// configuration file): a model of the same name twice as wide and
-	// 1.5x as deep; and the tiny model with one request at a time where four were
-	// batched (OLLAMA_NUM_PARALLEL=1), which queues requests: TTFT.
+	// configuration file): a model of the same name twice as wide and 1.5x
+	// as deep (everything slower); and the tiny model one request at a
+	// time where four were batched (OLLAMA_NUM_PARALLEL=1): requests queue,
+	// so TTFT regresses while each sequence decodes faster.
 	for _, slow := range []struct {
 		name, store string
 		parallel    int
