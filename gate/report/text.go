@@ -40,7 +40,8 @@ func Text(w io.Writer, d *Data) error {
 		return fmt.Sprintf(" [%d]", len(warns))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tBASELINE\tCANDIDATE\tCHANGE\tINTERVAL\tTOL\tOUTCOME")
+	n := armsOf(d)
+	fmt.Fprintf(tw, "WORKLOAD\tMETRIC\t%s\t%s\tCHANGE\tINTERVAL\tTOL\tOUTCOME\n", strings.ToUpper(n.base), strings.ToUpper(n.cand))
 	for i := range c.Cells {
 		cell := &c.Cells[i]
 		if !cell.Gated {
@@ -76,6 +77,7 @@ func Text(w io.Writer, d *Data) error {
 	for _, warn := range c.Warnings {
 		ref(warn)
 	}
+	b.WriteString(abText(d))
 	if d.RunError != "" {
 		fmt.Fprintf(&b, "\nThe run did not complete: %s. Partial results never pass.\n", plain(d.RunError))
 	}

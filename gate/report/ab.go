@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// AB describes the interleaved experiment of `perfgate ab` behind a paired
+// comparison: the report then calls the arms A and B (B vs A) instead of
+// baseline and candidate, names the metrics that moved, and shows every
+// block with its start-up time, so a reader can see the interleaving
+// worked and what the restarts cost.
+type AB struct {
+	// Order is the arms of the blocks in run order ("ABBABAAB").
+	Order string
+	// Seed is the seed of a random balanced order (0: ABBA BAAB).
+	Seed uint64
+	// Blocks are the blocks as run, in order.
+	Blocks []result.Block
+	// Resident is true when each arm was one long-running server.
+	Resident bool
+}
+
+// arms are the names a report gives the two sides of a comparison.
+type arms struct{ base, cand string }
+
+// armsOf is "A"/"B" for a paired experiment, else "Baseline"/"Candidate".
+func armsOf(d *Data) arms {
+	if d != nil && d.AB != nil {
+		return arms{"A", "B"}
+	}
+	return arms{"Baseline", "Candidate"}
+}
+
+// movedMetrics names the gated metrics whose change the verdict called a
+// regression or an improvement, "workload: label" each, regressions first
+// (the comparison's order).
+func movedMetrics(c *verdict.Comparison) (regressed, improved []string) {
+	for i := range c.Cells {
+		cell := &c.Cells[i]
+		if !cell.Gated {
+			continue
+		}
+		name := cell.Workload + ": " + cell.Label + " " + Change(cell)
+		switch cell.Outcome {
+		case verdict.Regression:
+			regressed = append(regressed, name)
+		case verdict.Improvement:
+			improved = append(improved, name)
+		}
+	}
+	return regressed, improved
+}
+
+// abPart is the experiment's section: what moved, the order, and one row
+// per block with its arm, start and start-up time. Empty without an
+// experiment.
+func abPart(d *Data) string {
+	x := d.AB
+	if x == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n#### Interleaved A/B: B vs A\n\n")
+	reg, imp := movedMetrics(d.Comparison)
+	switch {
+	case len(reg) == 0 && len(imp) == 0:
+		b.WriteString("No gated metric moved beyond its tolerance.\n")
+	default:
+		if len(reg) > 0 {
+			fmt.Fprintf(&b, "B is worse than A in %s.\n", Escape(strings.Join(reg, ", ")))
+		}
+		if len(imp) > 0 {
+			fmt.Fprintf(&b, "B is better than A in %s.\n", Escape(strings.Join(imp, ", ")))
+		}
+	}
+	how := "restarted for every block"
+	if x.Resident {
+		how = "one long-running server per arm, so the between-session noise counts as for a stored baseline"
+	}
+	order := "the fixed ABBA BAAB order"
+	if x.Seed != 0 {
+		order = fmt.Sprintf("a balanced order drawn from seed %d", x.Seed)
+	}
+	fmt.Fprintf(&b, "\n%d blocks in %s: %s; servers %s.\n", len(x.Blocks), order, Code(x.Order), how)
+	total, restarts := 0.0, 0
+	for _, bl := range x.Blocks {
+		if bl.StartupS > 0 {
+			total += bl.StartupS
+			restarts++
+		}
+	}
+	if restarts > 0 {
+		fmt.Fprintf(&b, "Server start-ups took %s in all (%s on average): the price of restarting per block.\n",
+			startup(total), startup(total/float64(restarts)))
+	}
+	var rows strings.Builder
+	rows.WriteString("| Block | Arm | Started | Start-up | Trials |\n|--:|---|---|--:|--:|\n")
+	for _, bl := range x.Blocks {
+		up := "–"
+		if bl.StartupS > 0 {
+			up = startup(bl.StartupS)
+		}
+		fmt.Fprintf(&rows, "| %d | %s | %s | %s | %d |\n", bl.Index, strings.ToUpper(bl.Arm), bl.StartedAt.UTC().Format("15:04:05"), up, bl.Trials)
+	}
+	b.WriteString(details("Blocks in run order", rows.String()))
+	return b.String()
+}
+
+// startup formats a start-up time in seconds.
+func startup(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%.2f s", s)
+	}
+	return fmt.Sprintf("%.0f s", s)
+}
+
+// abText is the terminal report's lines about the experiment: the order
+// and each block's start-up time. Empty without an experiment.
+func abText(d *Data) string {
+	x := d.AB
+	if x == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nA/B: %d blocks, order %s", len(x.Blocks), plain(x.Order))
+	if x.Seed != 0 {
+		fmt.Fprintf(&b, " (seed %d)", x.Seed)
+	}
+	if x.Resident {
+		b.WriteString(", one long-running server per arm")
+	}
+	b.WriteString("\n")
+	var ups []string
+	for _, bl := range x.Blocks {
+		if bl.StartupS > 0 {
+			ups = append(ups, fmt.Sprintf("%d%s %s", bl.Index, strings.ToUpper(bl.Arm), startup(bl.StartupS)))
+		}
+	}
+	if len(ups) > 0 {
+		fmt.Fprintf(&b, "Server start-up per block: %s\n", strings.Join(ups, ", "))
+	}
+	reg, imp := movedMetrics(d.Comparison)
+	if len(reg) > 0 {
+		fmt.Fprintf(&b, "B is worse than A in: %s\n", plain(strings.Join(reg, ", ")))
+	}
+	if len(imp) > 0 {
+		fmt.Fprintf(&b, "B is better than A in: %s\n", plain(strings.Join(imp, ", ")))
+	}
+	return b.String()
+}

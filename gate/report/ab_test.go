@@ -1,0 +1,80 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// abFixture is the regression scenario as the paired verdict of an
+// interleaved experiment: four restarted blocks in ABBA order.
+func abFixture(t *testing.T) *Data {
+	d := loadFixture(t, "regression")
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	d.AB = &AB{Order: "ABBA", Blocks: []result.Block{
+		{Index: 1, Arm: "a", StartupS: 41.5, StartedAt: t0, Trials: 3},
+		{Index: 2, Arm: "b", StartupS: 43.25, StartedAt: t0.Add(3 * time.Minute), Trials: 3},
+		{Index: 3, Arm: "b", StartupS: 40, StartedAt: t0.Add(6 * time.Minute), Trials: 3},
+		{Index: 4, Arm: "a", StartupS: 42, StartedAt: t0.Add(9 * time.Minute), Trials: 3},
+	}}
+	return d
+}
+
+// TestABReportGolden: a paired comparison reads "B vs A" in the headline,
+// the sentence and the table headers, names the moved metrics, and lists
+// the blocks with their start-up times.
+func TestABReportGolden(t *testing.T) {
+	d := abFixture(t)
+	var md, txt bytes.Buffer
+	if err := Markdown(&md, d, CommentLimit); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&txt, d); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ab-regression.md", md.Bytes())
+	golden(t, "ab-regression.txt", txt.Bytes())
+	for _, want := range []string{"### ❌ B vs A: Regression in ", "| Metric | A | B |", "B is worse than A in ", "Server start-ups took 167 s in all (42 s on average)", "| 2 | B | 12:03:00 | 43 s | 3 |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	if strings.Contains(md.String(), "| Baseline | Candidate |") {
+		t.Error("a paired report still says baseline and candidate in its tables")
+	}
+	for _, want := range []string{"B VS A: Regression", "METRIC              A            B ", "Server start-up per block: 1A 42 s, 2B 43 s, 3B 40 s, 4A 42 s"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+}
+
+// TestABReportResident: a pass with improvements names them, two resident
+// servers report no start-ups, and a report without an experiment has no
+// A/B section.
+func TestABReportResident(t *testing.T) {
+	d := loadFixture(t, "pass")
+	var plainMD bytes.Buffer
+	if err := Markdown(&plainMD, d, 0); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plainMD.String(), "Interleaved A/B") {
+		t.Error("a stored-baseline report shows an A/B section")
+	}
+	d.AB = &AB{Order: "AB", Resident: true, Blocks: []result.Block{{Index: 1, Arm: "a", Trials: 1}, {Index: 2, Arm: "b", Trials: 1}}}
+	var md bytes.Buffer
+	if err := Markdown(&md, d, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"B is better than A in ", "one long-running server per arm"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	if strings.Contains(md.String(), "start-ups took") {
+		t.Error("resident servers reported start-ups")
+	}
+}
