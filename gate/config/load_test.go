@@ -92,8 +92,8 @@ func TestLoadFile(t *testing.T) {
 		Calibrate: Calibrate{Restarts: 4, Trials: 2},
 		History:   History{ReferenceDays: 30, ReferenceRuns: 3},
 		AB: AB{
-			A: ABArm{Env: []string{"NCCL_P2P_DISABLE=1"}},
-			B: ABArm{Env: []string{"NCCL_P2P_DISABLE=0", "HF_TOKEN=hf_secret"}, Args: Argv{"--max-num-batched-tokens", "4096"}},
+			A:      ABArm{Env: []string{"NCCL_P2P_DISABLE=1"}},
+			B:      ABArm{Env: []string{"NCCL_P2P_DISABLE=0", "HF_TOKEN=hf_secret"}, Args: Argv{"--max-num-batched-tokens", "4096"}},
 			Blocks: 6, BlockTrials: 2, Seed: 7, MaxBlocks: 10,
 		},
 	}
