@@ -23,14 +23,14 @@ func TestABArms(t *testing.T) {
 		err      string
 	}{
 		{name: "one server command with overlays: args appended, env added after server.env",
-			ab: config.AB{A: config.ABArm{Env: []string{"NCCL_P2P_DISABLE=1"}}, B: config.ABArm{Env: []string{"NCCL_P2P_DISABLE=0"}, Args: config.Argv{"--max-num-batched-tokens", "4096"}}},
+			ab:  config.AB{A: config.ABArm{Env: []string{"NCCL_P2P_DISABLE=1"}}, B: config.ABArm{Env: []string{"NCCL_P2P_DISABLE=0"}, Args: config.Argv{"--max-num-batched-tokens", "4096"}}},
 			srv: srv,
 			want: [2]abArm{
 				{name: "a", command: []string{"vllm", "serve", "m"}, env: []string{"CUDA_VISIBLE_DEVICES=0", "NCCL_P2P_DISABLE=1"}, url: "http://127.0.0.1:8000"},
 				{name: "b", command: []string{"vllm", "serve", "m", "--max-num-batched-tokens", "4096"}, env: []string{"CUDA_VISIBLE_DEVICES=0", "NCCL_P2P_DISABLE=0"}, url: "http://127.0.0.1:8000"},
 			}},
 		{name: "two commands, each measured where it serves",
-			ab: config.AB{A: config.ABArm{Command: config.Argv{"main-build"}, URL: "http://127.0.0.1:9000"}, B: config.ABArm{Command: config.Argv{"pr-build"}}},
+			ab:   config.AB{A: config.ABArm{Command: config.Argv{"main-build"}, URL: "http://127.0.0.1:9000"}, B: config.ABArm{Command: config.Argv{"pr-build"}}},
 			want: [2]abArm{{name: "a", command: []string{"main-build"}, url: "http://127.0.0.1:9000"}, {name: "b", command: []string{"pr-build"}}}},
 		{name: "two servers already up",
 			ab:   config.AB{A: config.ABArm{URL: "http://127.0.0.1:8001"}, B: config.ABArm{URL: "http://127.0.0.1:8002"}},
@@ -43,7 +43,7 @@ func TestABArms(t *testing.T) {
 			err: "arm a has no server: give --a-cmd, --server-cmd"},
 		{name: "bad env overlay", srv: srv, ab: config.AB{A: config.ABArm{Env: []string{"NOEQUALS"}}}, err: "arm a: --a-env"},
 		{name: "benchmark overlays", commands: true,
-			ab: config.AB{A: config.ABArm{Env: []string{"SCALE=1"}}, B: config.ABArm{Command: config.Argv{"bench", "--out", "{out}"}, Args: config.Argv{"--fast"}}},
+			ab:   config.AB{A: config.ABArm{Env: []string{"SCALE=1"}}, B: config.ABArm{Command: config.Argv{"bench", "--out", "{out}"}, Args: config.Argv{"--fast"}}},
 			want: [2]abArm{{name: "a", bench: abBench{env: map[string]string{"SCALE": "1"}}}, {name: "b", bench: abBench{argv: []string{"bench", "--out", "{out}"}, args: []string{"--fast"}}}}},
 		{name: "benchmark command without {out}", commands: true, ab: config.AB{B: config.ABArm{Command: config.Argv{"bench"}}},
 			err: "--b-cmd replaces the workload's benchmark command and must hold the {out} placeholder"},

@@ -45,7 +45,7 @@ func TestABReportGolden(t *testing.T) {
 	if strings.Contains(md.String(), "| Baseline | Candidate |") {
 		t.Error("a paired report still says baseline and candidate in its tables")
 	}
-	for _, want := range []string{"B VS A: Regression", "METRIC              A            B ", "Server start-up per block: 1A 42 s, 2B 43 s, 3B 40 s, 4A 42 s"} {
+	for _, want := range []string{"B vs A: REGRESSION in cx8-4000-1000-c16", "METRIC              A            B ", "Server start-up per block: 1A 42 s, 2B 43 s, 3B 40 s, 4A 42 s"} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, txt.String())
 		}

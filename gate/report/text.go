@@ -21,7 +21,11 @@ func Text(w io.Writer, d *Data) error {
 	}
 	c := d.Comparison
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", shout(plain(Headline(d))))
+	head := shout(plain(headline(d)))
+	if d.AB != nil {
+		head = "B vs A: " + head // the verdict stays the word that shouts
+	}
+	fmt.Fprintf(&b, "%s\n", head)
 	fmt.Fprintf(&b, "%d workload(s), %d gated metrics: %d regressed, %d undecided, %d improved, %d passed (family-wise alpha %g",
 		len(c.Workloads), c.Family, c.Regressions, c.Inconclusives, c.Improvements, c.Passes, c.Alpha)
 	if c.Look.Max > 1 {
