@@ -25,7 +25,8 @@ func init() { register(newABCmd) }
 // action.yml passes.
 var abFlagKeys = map[string]string{
 	"workload":             "workloads",
-	"out":                  "output",
+	"workloads":            "workloads",
+	"output":               "output",
 	"profile":              "profile",
 	"server-cmd":           "server.command",
 	"server-env":           "server.env",
@@ -99,7 +100,8 @@ never pass), 4 inconclusive with --fail-on-inconclusive. See docs/ab.md.`,
 	f := cmd.Flags()
 	f.StringVar(&o.configFile, "config", "", "configuration file (default "+config.DefaultFile+" when it exists)")
 	f.StringArrayP("workload", "w", nil, "workload file or directory (repeatable)")
-	f.StringP("out", "o", "", "output directory (default: the configuration's output)")
+	f.StringSlice("workloads", nil, "workload files or globs, comma-separated (as perfgate gate takes them)")
+	f.StringP("output", "o", "", "output directory (default: the configuration's output, perfgate-out)")
 	f.String("profile", "", "profile named in the PR comment's marker")
 	f.String("server-cmd", "", "server command of both arms, with --a-env/--b-env and --a-args/--b-args overlays")
 	f.StringArray("server-env", nil, "NAME=value added to both arms' server environment (repeatable)")
@@ -152,7 +154,7 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 	if err != nil {
 		return err
 	}
-	release, err := outputDir("ab: --out", p.cfg.Output, "a", "b")
+	release, err := outputDir("ab: --output", p.cfg.Output, "a", "b")
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
