@@ -265,6 +265,15 @@ func summarise(c *Comparison, cells []*pendingCell) {
 	for _, pc := range cells {
 		c.Cells = append(c.Cells, pc.cell)
 	}
+	c.Finish()
+}
+
+// Finish sorts c.Cells, counts the gated outcomes, picks the headline and
+// sets the overall verdict from c.Cells and c.Workloads, exactly as
+// Compare does. It is exported for comparisons built outside this package
+// (the paired verdict of gate/ab), so that every comparison is summarised
+// by one rule.
+func (c *Comparison) Finish() {
 	sort.SliceStable(c.Cells, func(i, j int) bool {
 		a, b := &c.Cells[i], &c.Cells[j]
 		if a.Gated != b.Gated {

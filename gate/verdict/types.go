@@ -123,6 +123,10 @@ type Comparison struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Policy is the policy the comparison ran under (after defaults).
 	Policy Policy `json:"policy"`
+	// AB is set when this is the paired verdict of an interleaved A/B
+	// experiment (`perfgate ab`, package gate/ab): the baseline side is arm
+	// A, the candidate side arm B.
+	AB *Paired `json:"ab,omitempty"`
 }
 
 // Workload is the status of one workload cell.
@@ -252,6 +256,9 @@ type Cell struct {
 	// pooled or own spread when larger), not a measured one.
 	LowConfidence bool     `json:"low_confidence"`
 	Warnings      []string `json:"warnings,omitempty"`
+	// Blocks are the per-block values and per-pair differences of a paired
+	// A/B cell (Comparison.AB set); nil otherwise.
+	Blocks *PairedCell `json:"blocks,omitempty"`
 }
 
 // CellNoise is the noise estimate a cell's test used.

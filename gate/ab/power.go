@@ -1,0 +1,133 @@
+package ab
+
+import (
+	"math"
+)
+
+// The predictions of a paired test, computed exactly rather than by the
+// shifted-t shortcut of verdict.Design: with a few pairs the test's
+// standard error is itself an estimate on few degrees of freedom, and the
+// shortcut misjudges the power by more than the five points the seeded
+// tests hold the predictions to. The estimate is normal around the true
+// difference δ with standard error se; its estimated standard error is
+// ŝe² = P·X/ν + F, with P the pairs' part of the variance, X a χ² variable
+// on ν degrees of freedom and F the fixed (resident between-session)
+// part. The rules of Compare are then
+//
+//	regression: est > tol and est > tH·ŝe
+//	pass:       est + q·ŝe <= tol
+//
+// and each chance is a one-dimensional integral over X, done on a grid of
+// log X (smooth for every ν) and normalised on the grid.
+
+// ruleAt is a test's noise and thresholds: tH the first Holm step's t
+// quantile, q the pass rule's, tol the tolerance, all on the test scale.
+type ruleAt struct {
+	n          noise
+	tH, q, tol float64
+}
+
+// gridPoints is the number of points of the χ² grid: the integrands are
+// smooth in log X, and 161 points give the chances to better than 1e-4.
+const gridPoints = 161
+
+// chiGrid returns the points X/ν and weights (summing to 1) of a grid over
+// the distribution of X/ν for X ~ χ²(ν).
+func chiGrid(nu float64) (u, w []float64) {
+	k := nu / 2 // X/ν ~ Gamma(shape k, scale 1/k); y = log(X/ν)
+	lo := -math.Max(10/math.Sqrt(k), 25/k)
+	hi := math.Max(10/math.Sqrt(k), math.Log1p((40+10*math.Sqrt(k))/k))
+	u, w = make([]float64, gridPoints), make([]float64, gridPoints)
+	h := (hi - lo) / float64(gridPoints-1)
+	var sum float64
+	for i := range u {
+		y := lo + float64(i)*h
+		u[i] = math.Exp(y)
+		// Density of y up to a constant: exp(k·y − k·e^y); Simpson's weights.
+		sw := 2.0
+		if i == 0 || i == gridPoints-1 {
+			sw = 1
+		} else if i%2 == 1 {
+			sw = 4
+		}
+		w[i] = sw * math.Exp(k*(y-u[i]+1))
+		sum += w[i]
+	}
+	for i := range w {
+		w[i] /= sum
+	}
+	return u, w
+}
+
+// expect is the mean of f(ŝe) over the distribution of ŝe.
+func (r ruleAt) expect(f func(seHat float64) float64) float64 {
+	if r.n.df <= 0 || math.IsInf(r.n.df, 1) {
+		return f(r.n.se())
+	}
+	u, w := chiGrid(r.n.df)
+	var s float64
+	for i := range u {
+		s += w[i] * f(math.Sqrt(r.n.pairs*u[i]+r.n.fixed))
+	}
+	return s
+}
+
+func normSurvival(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
+
+// power is the chance a true worsening delta is called a regression.
+func (r ruleAt) power(delta float64) float64 {
+	se := r.n.se()
+	return r.expect(func(s float64) float64 {
+		return normSurvival((math.Max(r.tol, r.tH*s) - delta) / se)
+	})
+}
+
+// pass is the chance a true worsening delta passes.
+func (r ruleAt) pass(delta float64) float64 {
+	se := r.n.se()
+	return r.expect(func(s float64) float64 {
+		return 1 - normSurvival((r.tol-r.q*s-delta)/se)
+	})
+}
+
+// mde is the worsening found with 80 % power (test scale).
+func (r ruleAt) mde() float64 {
+	return bisect(func(x float64) bool { return r.power(x) >= power }, r.n.se())
+}
+
+// passTolerance is the smallest tolerance at which an unchanged build
+// passes in 90 % of runs (test scale).
+func (r ruleAt) passTolerance() float64 {
+	return bisect(func(x float64) bool { s := r; s.tol = x; return s.pass(0) >= passTarget }, r.n.se())
+}
+
+// power and passTarget are verdict's: the power MDE is quoted at and the
+// pass rate PassTolerance is quoted at.
+const (
+	power      = 0.8
+	passTarget = 0.9
+)
+
+// bisect finds the smallest x >= 0 with ok(x), ok monotone, to a part in
+// 10⁴ of unit (the standard error: finer than any report prints).
+func bisect(ok func(float64) bool, unit float64) float64 {
+	if unit <= 0 || math.IsInf(unit, 0) || math.IsNaN(unit) {
+		return math.Inf(1)
+	}
+	lo, hi := 0.0, unit
+	for !ok(hi) {
+		lo, hi = hi, 2*hi
+		if hi > 1e6*unit {
+			return math.Inf(1)
+		}
+	}
+	for hi-lo > 1e-4*unit {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
