@@ -93,8 +93,9 @@ func TestABFindsDecodeSlowdown(t *testing.T) {
 	}
 }
 
-// TestABSameArmsPass: A against A passes (exit 0), and the A arm's
-// results are a baseline perfgate baseline update accepts.
+// TestABSameArmsPass: A against A passes (exit 0); the A arm's results
+// are a baseline perfgate baseline update accepts, and compare and export
+// vllm-bench read the arms' files as any results.
 func TestABSameArmsPass(t *testing.T) {
 	sim := abSim(t, "")
 	dir := t.TempDir()
@@ -113,6 +114,19 @@ func TestABSameArmsPass(t *testing.T) {
 	r, err := result.Read(filepath.Join(base, "ab", "decode-a.json"))
 	if err != nil || r.Arm != "a" || len(r.ValidTrials()) != 16 {
 		t.Fatalf("promoted A arm: %v, %+v", err, r)
+	}
+	// Each arm is an ordinary result directory: compare reads both
+	// (unpaired, a verdict with a code of its own, never a read error),
+	// export writes B's trials in vllm bench's format.
+	if c := Main(context.Background(), []string{"compare", "--baseline", filepath.Join(dir, "a"), "--candidate", filepath.Join(dir, "b")},
+		Streams{Out: &bout, Err: &berr}); c == ExitInvalid || c == ExitRunFailed {
+		t.Errorf("compare DIR/a DIR/b: exit %v\n%s", c, berr.String())
+	}
+	bout.Reset()
+	exp := t.TempDir()
+	if c := Main(context.Background(), []string{"export", "vllm-bench", filepath.Join(dir, "b", "decode-a.json"), "-o", exp},
+		Streams{Out: &bout, Err: &berr}); c != ExitPass || strings.Count(bout.String(), "\n") != 16 {
+		t.Errorf("export vllm-bench DIR/b/decode-a.json: exit %v, files:\n%s\n%s", c, bout.String(), berr.String())
 	}
 }
 

@@ -97,17 +97,73 @@ func abPart(d *Data) string {
 		fmt.Fprintf(&b, "Server start-ups took %s in all (%s on average): the price of restarting per block.\n",
 			startup(total), startup(total/float64(restarts)))
 	}
+	shown := abShown(d.Comparison)
 	var rows strings.Builder
-	rows.WriteString("| Block | Arm | Started | Start-up | Trials |\n|--:|---|---|--:|--:|\n")
+	rows.WriteString("| Block | Arm | Started | Start-up | Trials |")
+	for _, cell := range shown {
+		fmt.Fprintf(&rows, " %s |", Escape(cell.Workload+": "+cell.Label))
+	}
+	rows.WriteString("\n|--:|---|---|--:|--:|" + strings.Repeat("--:|", len(shown)) + "\n")
 	for _, bl := range x.Blocks {
 		up := "–"
 		if bl.StartupS > 0 {
 			up = startup(bl.StartupS)
 		}
-		fmt.Fprintf(&rows, "| %d | %s | %s | %s | %d |\n", bl.Index, strings.ToUpper(bl.Arm), bl.StartedAt.UTC().Format("15:04:05"), up, bl.Trials)
+		fmt.Fprintf(&rows, "| %d | %s | %s | %s | %d |", bl.Index, strings.ToUpper(bl.Arm), bl.StartedAt.UTC().Format("15:04:05"), up, bl.Trials)
+		for _, cell := range shown {
+			fmt.Fprintf(&rows, " %s |", blockValue(cell, bl.Index))
+		}
+		rows.WriteString("\n")
+	}
+	var pairLines strings.Builder
+	for _, cell := range shown {
+		var pairs []string
+		for _, p := range cell.Blocks.Pairs {
+			if cell.Absolute {
+				pairs = append(pairs, Points(p))
+			} else {
+				pairs = append(pairs, Percent(p))
+			}
+		}
+		fmt.Fprintf(&pairLines, "- %s, B vs A per block pair: %s.\n", Escape(cell.Workload+": "+cell.Label), strings.Join(pairs, ", "))
+	}
+	if pairLines.Len() > 0 {
+		b.WriteString("\n" + pairLines.String())
 	}
 	b.WriteString(details("Blocks in run order", rows.String()))
 	return b.String()
+}
+
+// maxShown bounds the metrics whose per-block values the blocks table
+// shows, so it stays readable.
+const maxShown = 4
+
+// abShown are the gated cells whose per-block values the report shows:
+// the metrics that moved, else the headline (the most worrying undecided
+// one), so a reader sees the blocks behind the verdict.
+func abShown(c *verdict.Comparison) []*verdict.Cell {
+	var out []*verdict.Cell
+	for i := range c.Cells {
+		cell := &c.Cells[i]
+		if cell.Gated && cell.Blocks != nil && (cell.Outcome == verdict.Regression || cell.Outcome == verdict.Improvement) && len(out) < maxShown {
+			out = append(out, cell)
+		}
+	}
+	if len(out) == 0 && c.Headline != nil && c.Headline.Blocks != nil {
+		out = append(out, c.Headline)
+	}
+	return out
+}
+
+// blockValue is cell's value in block i, "–" when the block has none (no
+// valid trial).
+func blockValue(cell *verdict.Cell, i int) string {
+	for _, v := range cell.Blocks.Values {
+		if v.Block == i {
+			return Value(v.Value, cell.Unit)
+		}
+	}
+	return "–"
 }
 
 // startup formats a start-up time in seconds.

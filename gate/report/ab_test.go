@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // abFixture is the regression scenario as the paired verdict of an
@@ -20,6 +21,16 @@ func abFixture(t *testing.T) *Data {
 		{Index: 3, Arm: "b", StartupS: 40, StartedAt: t0.Add(6 * time.Minute), Trials: 3},
 		{Index: 4, Arm: "a", StartupS: 42, StartedAt: t0.Add(9 * time.Minute), Trials: 3},
 	}}
+	// What gate/ab puts on a paired cell: the block values and the pairs'
+	// changes (here made up around the fixture's centres).
+	for i := range d.Comparison.Cells {
+		c := &d.Comparison.Cells[i]
+		a, b := c.Baseline.Centre, c.Candidate.Centre
+		c.Blocks = &verdict.PairedCell{Values: []verdict.BlockValue{
+			{Block: 1, Arm: "a", Trials: 3, Value: a * 0.99}, {Block: 2, Arm: "b", Trials: 3, Value: b * 1.01},
+			{Block: 3, Arm: "b", Trials: 3, Value: b * 0.99}, {Block: 4, Arm: "a", Trials: 3, Value: a * 1.01},
+		}, Pairs: []float64{100 * (b*1.01/(a*0.99) - 1), 100 * (b*0.99/(a*1.01) - 1)}}
+	}
 	return d
 }
 
@@ -37,7 +48,7 @@ func TestABReportGolden(t *testing.T) {
 	}
 	golden(t, "ab-regression.md", md.Bytes())
 	golden(t, "ab-regression.txt", txt.Bytes())
-	for _, want := range []string{"### ❌ B vs A: Regression in ", "| Metric | A | B |", "B is worse than A in ", "Server start-ups took 167 s in all (42 s on average)", "| 2 | B | 12:03:00 | 43 s | 3 |"} {
+	for _, want := range []string{"### ❌ B vs A: Regression in ", "| Metric | A | B |", "B is worse than A in ", "Server start-ups took 167 s in all (42 s on average)", "| 2 | B | 12:03:00 | 43 s | 3 | 23.45 ms | 30.74 ms |", "cx8-4000-1000-c16: TPOT p50, B vs A per block pair: +"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
