@@ -84,7 +84,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 	}
 	if code == ExitPass {
 		if msg != "" {
-			fmt.Fprintf(s.Err, "perfgate: warning: %s\n", strings.Replace(msg, "trial budget", "block budget", 1))
+			fmt.Fprintf(s.Err, "perfgate: warning: %s\n", strings.Replace(msg, "within the trial budget", "within the blocks run", 1))
 		}
 		return nil
 	}

@@ -89,3 +89,13 @@ func TestABReportResident(t *testing.T) {
 		t.Error("resident servers reported start-ups")
 	}
 }
+
+// TestABHeadlineInconclusive: an undecided experiment says it ran out of
+// blocks, not of a trial budget it never had.
+func TestABHeadlineInconclusive(t *testing.T) {
+	d := loadFixture(t, "inconclusive")
+	d.AB = &AB{Order: "ABBA"}
+	if h := Headline(d); !strings.HasPrefix(h, "B vs A: Inconclusive") || !strings.HasSuffix(h, "undecided within the blocks run") {
+		t.Errorf("headline %q", h)
+	}
+}

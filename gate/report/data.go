@@ -121,7 +121,11 @@ func headline(d *Data) string {
 		if c.Headline != nil {
 			s += ": " + cellSummary(c.Headline)
 		}
-		return s + fmt.Sprintf("; %d of %d gated metrics undecided within the trial budget", c.Inconclusives, c.Family)
+		budget := "the trial budget"
+		if d.AB != nil {
+			budget = "the blocks run"
+		}
+		return s + fmt.Sprintf("; %d of %d gated metrics undecided within %s", c.Inconclusives, c.Family, budget)
 	case verdict.Invalid:
 		return "Invalid: " + invalidSummary(c)
 	case verdict.Pass:
