@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/ab"
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -115,5 +118,44 @@ func TestABBadInput(t *testing.T) {
 		if code != ExitInvalid || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %v, stderr %q; want 2 with %q", tt.args, code, errs, tt.want)
 		}
+	}
+}
+
+// TestABResidentLooks: two servers already up alternate one trial at a
+// time; a first look of two pairs cannot decide, so the order is extended
+// (balanced) look by look up to --max-blocks, the extra trials tagged
+// with their look, and the comparison says it is the last look of three.
+func TestABResidentLooks(t *testing.T) {
+	a, b := runSim(t), runSim(t)
+	dir := t.TempDir()
+	code, out, errs := abMainArgs(context.Background(), "-w", "testdata/gate/decode-a.yaml", "-o", dir,
+		"--a-url", a.URL, "--b-url", b.URL, "--blocks", "4", "--max-blocks", "12", "--budget", "1m", "--max-dispatch-lag-ms", "1000")
+	if code != ExitPass && code != ExitRegression {
+		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	r, err := result.Read(filepath.Join(dir, "b", "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ab.Check(r.AB.Order); err != nil || len(r.AB.Order) <= 4 {
+		t.Fatalf("order %q after the looks: %v\n%s", r.AB.Order, err, errs)
+	}
+	if r.Looks == nil || r.Looks.Max != 3 || r.Looks.Index < 2 {
+		t.Errorf("looks %+v, want a later look of 3", r.Looks)
+	}
+	looks := map[int]int{}
+	for _, tr := range r.Trials {
+		looks[tr.Look]++
+	}
+	if looks[0] != 2 || looks[1] == 0 {
+		t.Errorf("trials by look %v: want two in the first look's blocks and more after", looks)
+	}
+	for _, bl := range r.AB.Blocks {
+		if bl.StartupS != 0 || bl.Trials != 1 {
+			t.Errorf("block %+v: resident servers start nothing, one trial a block", bl)
+		}
+	}
+	if !strings.Contains(errs, "ab: inconclusive: look 2/3") {
+		t.Errorf("stderr does not say the look was extended:\n%s", errs)
 	}
 }
