@@ -39,19 +39,14 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 			return nil, err
 		}
 		out.Comparison, out.Looks, out.RunErr = cmp, look.Index, runErr
-		if runErr != nil || look.Index >= look.Max || cmp.Verdict != verdict.Inconclusive {
+		// More blocks only while some gated cell is undecided and more
+		// blocks can decide it (Comparison.NeedsTrials: not a resident
+		// cell that the between-session term alone keeps undecided).
+		if runErr != nil || look.Index >= look.Max || cmp.Verdict != verdict.Inconclusive || len(cmp.NeedsTrials()) == 0 {
 			break
 		}
-		// The blocks still allowed, spread over the looks that remain
-		// (so the last look can add some too), in pairs, and no more
-		// than the budget's time at the blocks' measured pace.
-		left := p.maxBlocks - len(order)
-		more := abEven((left + look.Max - look.Index - 1) / (look.Max - look.Index))
 		perBlock := time.Since(start) / time.Duration(len(order))
-		if perBlock > 0 {
-			more = min(more, abEven(int(time.Until(deadline)/perBlock)))
-		}
-		more = min(more, abEvenDown(left))
+		more := abMore(p.maxBlocks-len(order), look.Max-look.Index, perBlock, time.Until(deadline))
 		if more < 2 {
 			break
 		}
@@ -69,7 +64,26 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 	return out, nil
 }
 
-// abEven rounds n down to an even count of at least 2 when n >= 2.
+// abMore is how many blocks the next look adds: the blocks still allowed
+// (left) spread over the looks that remain (so the last look can add some
+// too), in whole quads where they fit so ABBA BAAB stays whole, in pairs
+// in any case, and no more than fit in the budget's remaining time at the
+// blocks' measured pace. 0 means no further look.
+func abMore(left, looksLeft int, perBlock, timeLeft time.Duration) int {
+	if left < 2 || looksLeft < 1 {
+		return 0
+	}
+	more := abQuads((left + looksLeft - 1) / looksLeft)
+	if perBlock > 0 {
+		more = min(more, abEven(int(timeLeft/perBlock)))
+	}
+	return min(more, abEvenDown(left))
+}
+
+// abQuads rounds n up to whole quads of blocks.
+func abQuads(n int) int { return (n + 3) / 4 * 4 }
+
+// abEven rounds n down to an even count (0 for n < 2).
 func abEven(n int) int { return abEvenDown(max(n, 0)) }
 
 func abEvenDown(n int) int { return n - n%2 }
