@@ -1,6 +1,7 @@
 package ab
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -30,6 +31,10 @@ type pairedCell struct {
 // the block values and pair differences, and runs each cell's test.
 func buildCells(w *verdict.Workload, a, b *result.Result, rules map[string]verdict.Rule, o Options, p *verdict.Policy) ([]*pairedCell, error) {
 	aIDs, bIDs := carried(a), carried(b)
+	rules, err := forFiles(rules, b.Workload.Spec, aIDs, bIDs)
+	if err != nil {
+		return nil, fmt.Errorf("workload cell %q: %w", w.Cell, err)
+	}
 	ids := map[string]bool{}
 	for _, set := range []map[string]bool{aIDs, bIDs} {
 		for id := range set {
@@ -192,6 +197,32 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 	}
 	c.PAdjusted = c.PValue
 	return pc
+}
+
+// forFiles drops, for a command cell (an offline engine benchmark, whose
+// files carry offline_* metrics only), the rules that come only from the
+// policy for metrics neither arm carries, as verdict.Compare does: the
+// policy's serving metrics would otherwise each be "in neither arm". The
+// cell's own gate list applies in full.
+func forFiles(rules map[string]verdict.Rule, spec json.RawMessage, a, b map[string]bool) (map[string]verdict.Rule, error) {
+	s, err := result.Workload{Spec: spec}.ParseSpec()
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind != result.KindCommand {
+		return rules, nil
+	}
+	named := map[string]bool{}
+	for _, g := range s.Gate {
+		named[g.Metric] = true
+	}
+	out := make(map[string]verdict.Rule, len(rules))
+	for id, r := range rules {
+		if named[id] || a[id] || b[id] {
+			out[id] = r
+		}
+	}
+	return out, nil
 }
 
 // values is metric id's values over r's valid trials that carry it.

@@ -166,6 +166,12 @@ func byCell(arm string, rs []*result.Result) (map[string]*result.Result, error) 
 		}
 		letter := strings.ToUpper(arm)[0]
 		for _, t := range r.Trials {
+			if !t.Valid && t.Block == 0 {
+				// An invalid trial is left out anyway; one that failed
+				// before its block was recorded is still listed as
+				// excluded.
+				continue
+			}
 			if t.Block < 1 || t.Block > len(r.AB.Order) {
 				return nil, fmt.Errorf("arm %s, workload cell %q: trial %d has block %d, want 1..%d", arm, cell, t.Index, t.Block, len(r.AB.Order))
 			}

@@ -129,6 +129,12 @@ func TestCompareRefusesWhatIsNotAnExperiment(t *testing.T) {
 		}
 	}
 	a, b := pairOf(order, vals)
+	b.Trials = append(b.Trials, result.Trial{Index: 3, InvalidReason: "server died before the block began"})
+	p := tpotOnly()
+	p.MaxInvalidShare = 0.5
+	if _, err := Compare([]*result.Result{a}, []*result.Result{b}, Options{Policy: p}); err != nil {
+		t.Errorf("an invalid trial without a block: %v", err)
+	}
 	if _, err := Compare([]*result.Result{a}, []*result.Result{b}, Options{Policy: tpotOnly(), Look: verdict.Look{Index: 3, Max: 2}}); err == nil {
 		t.Error("look 3 of 2 accepted")
 	}
@@ -162,5 +168,92 @@ func TestCompareFingerprint(t *testing.T) {
 	c, _ = Compare([]*result.Result{a}, []*result.Result{b}, Options{Policy: p})
 	if w := c.Workloads[0]; w.Status != verdict.FingerprintMismatch || c.Verdict != verdict.Invalid {
 		t.Fatalf("another GPU: workload %+v, verdict %s", w, c.Verdict)
+	}
+}
+
+// TestCompareFamilyAcrossWorkloads: the Holm family spans every gated
+// (workload, metric) cell of the experiment, and a workload only one arm
+// ran is reported as missing, making the verdict invalid unless allowed.
+func TestCompareFamilyAcrossWorkloads(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	e := newExperiment(restarting, r, arm{1, 1}, arm{1, 1}, false, 2, 0)
+	order, _ := Order(16, 0)
+	e.run(order)
+	a2, b2 := *e.ra, *e.rb
+	a2.Workload.Cell, b2.Workload.Cell = "other", "other"
+	c, err := Compare([]*result.Result{e.ra, &a2}, []*result.Result{e.rb, &b2}, Options{Policy: verdict.DefaultPolicy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Family != 18 {
+		t.Errorf("family %d, want 9 gated metrics x 2 workloads", c.Family)
+	}
+	c, _ = Compare([]*result.Result{e.ra, &a2}, []*result.Result{e.rb}, Options{Policy: verdict.DefaultPolicy()})
+	if c.Verdict != verdict.Invalid || c.Workloads[1].Status != verdict.MissingCandidate || c.Family != 9 {
+		t.Errorf("arm B without a workload: verdict %s, %+v, family %d", c.Verdict, c.Workloads[1], c.Family)
+	}
+	p := verdict.DefaultPolicy()
+	p.AllowMissing = true
+	if c, _ = Compare([]*result.Result{e.ra, &a2}, []*result.Result{e.rb}, Options{Policy: p}); c.Verdict == verdict.Invalid {
+		t.Errorf("allow_missing: verdict %s", c.Verdict)
+	}
+}
+
+// TestComparisonJSON: the paired fields are present in a paired
+// comparison and absent from an ordinary one, so schema v2 readers see
+// nothing new.
+func TestComparisonJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	e := newExperiment(restarting, r, arm{1, 1}, arm{1, 1}, false, 2, 0)
+	order, _ := Order(8, 0)
+	e.run(order)
+	c, err := Compare([]*result.Result{e.ra}, []*result.Result{e.rb}, Options{Policy: verdict.DefaultPolicy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(c)
+	for _, want := range []string{`"ab":{"order":"ABBABAAB"`, `"blocks":{"values":[{"block":1,"arm":"a","trials":2,`, `"estimator":"pairs-drift"`, `"startup_s":480`} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("paired comparison JSON lacks %s", want)
+		}
+	}
+	plain, err := verdict.Compare([]*result.Result{e.ra}, []*result.Result{e.rb}, verdict.DefaultPolicy(), verdict.Look{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ = json.Marshal(plain)
+	if strings.Contains(string(js), `"ab":`) || strings.Contains(string(js), `"blocks":`) {
+		t.Errorf("an ordinary comparison carries paired fields: %.300s", js)
+	}
+}
+
+// TestCompareCommandCell: an offline benchmark cell (kind: command) is
+// gated on its own gate list and on policy rules for metrics its files
+// carry, with no warnings about the serving metrics it cannot have.
+func TestCompareCommandCell(t *testing.T) {
+	order, _ := Order(8, 0)
+	spec := json.RawMessage(`{"kind":"command","name":"lat","cell":"lat","gate":[{"metric":"offline_latency_ms.p50","tolerance":0.03}],"command":{"argv":["vllm","bench","latency"]}}`)
+	a := &result.Result{Workload: result.Workload{Cell: "lat", Hash: "h", Spec: spec}, Complete: true, Arm: "a", AB: &result.AB{Order: order}}
+	b := &result.Result{Workload: result.Workload{Cell: "lat", Hash: "h", Spec: spec}, Complete: true, Arm: "b", AB: &result.AB{Order: order}}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 1; i <= 8; i++ {
+		res, f := a, 1.0
+		if order[i-1] == 'B' {
+			res, f = b, 1.10
+		}
+		for j := 0; j < 2; j++ {
+			res.Trials = append(res.Trials, result.Trial{Index: len(res.Trials) + 1, Valid: true, Block: i,
+				Values: map[string]float64{"offline_latency_ms.p50": 1200 * f * (1 + 0.003*r.NormFloat64())}})
+		}
+	}
+	c, err := Compare([]*result.Result{a}, []*result.Result{b}, Options{Policy: verdict.DefaultPolicy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Workloads[0].Warnings) != 0 {
+		t.Errorf("warnings %q", c.Workloads[0].Warnings)
+	}
+	if c.Verdict != verdict.Regression || c.Family != 1 || c.Cells[0].Metric != "offline_latency_ms.p50" {
+		t.Errorf("verdict %s, family %d, cells %+v", c.Verdict, c.Family, c.Cells)
 	}
 }

@@ -31,6 +31,9 @@ type world struct {
 	// TrialS is one trial's duration, StartupS one server start with
 	// readiness and warmups, both in seconds.
 	TrialS, StartupS float64
+	// Resident runs each arm on one server started once; otherwise every
+	// block restarts its arm's server.
+	Resident bool
 }
 
 // realistic is the model's default runner: 30-second trials and a
@@ -158,11 +161,12 @@ func (e *experiment) run(order string) {
 	}
 }
 
-// abRun is `perfgate ab` on the model: DefaultBlocks blocks (or blocks),
-// then, while a gated cell is undecided and looks are left, extend the
-// order by DefaultMoreBlocks and judge again at the next look.
+// abRun is `perfgate ab` on the model: blocks blocks of m trials, then,
+// while a gated cell is undecided and looks are left, extend the order by
+// DefaultMoreBlocks and judge again at the next look. The runner's mode is
+// w.Resident; o.Resident is how the verdict treats it.
 func abRun(w world, r *rand.Rand, a, b arm, o Options, blocks, m int, seed uint64) (*verdict.Comparison, *experiment) {
-	e := newExperiment(w, r, a, b, o.Resident, m, seed)
+	e := newExperiment(w, r, a, b, w.Resident, m, seed)
 	order, err := Order(blocks, seed)
 	if err != nil {
 		panic(err)

@@ -266,7 +266,10 @@ type CellNoise struct {
 	// Source of the within-session noise: "moderated" (the cell's spread
 	// shrunk toward the metric's empirical-Bayes prior), "own" (no prior
 	// could be fitted: the cell's spread alone), or "assumed"
-	// (Policy.AssumedCV or a calibrated within variance: too few trials).
+	// (Policy.AssumedCV or a calibrated within variance: too few trials),
+	// or "pairs" (a paired A/B cell, gate/ab: Sigma is then the residual
+	// standard deviation of one block pair's difference and WithinDF its
+	// degrees of freedom).
 	Source string `json:"source"`
 	// Sigma is the per-trial within-session standard deviation on the test
 	// scale (log values for relative metrics, raw for absolute ones).

@@ -1,0 +1,109 @@
+package ab
+
+import (
+	"math"
+	"testing"
+)
+
+// TestDefaultDesign is the measurement behind DefaultBlocks and
+// DefaultBlockTrials. On the model's runner (30-second trials, 60-second
+// starts) with the per-start offset of CV 2 % the published studies show,
+// it predicts, for each design of up to 32 blocks of 1-4 trials, the chance
+// that an unchanged B passes the two binding gated cells at look 1 of 3
+// in the default family of nine: TPOT p50 (the quietest statistic against
+// the tightest tolerance, 3 %) and TTFT p99 (the noisiest, 6 %). The
+// default is the cheapest design in server-seconds with at least two
+// trials per block (one invalid trial must not lose its pair, and the
+// block's spread stays visible) that passes both in at least 90 % of runs;
+// TestSeededPerStartOffset confirms its rates by simulation.
+func TestDefaultDesign(t *testing.T) {
+	type cand struct {
+		blocks, trials int
+		cost           float64
+	}
+	var best *cand
+	for m := 1; m <= 4; m++ {
+		for n := 8; n <= 32; n += 4 {
+			tpot := Design{Blocks: n, BlockTrials: m, Within: lv(jitterDecode) + lv(0.004), Between: lv(0.02), Tolerance: 0.03, Family: 9, LookAlpha: 0.01 / 3, PassAlpha: 0.1}
+			ttft := Design{Blocks: n, BlockTrials: m, Within: lv(jitterPrefill) + lv(0.035), Between: lv(0.02), Tolerance: 0.06, Family: 9, LookAlpha: 0.01 / 3, PassAlpha: 0.1}
+			cost := float64(n) * (realistic.StartupS + float64(m)*realistic.TrialS)
+			ok := tpot.PassChance() >= 0.9 && ttft.PassChance() >= 0.9
+			t.Logf("%2d blocks x %d trials: %5.0f server-s, pass TPOT p50 %.1f%%, TTFT p99 %.1f%%, power vs TPOT +5%% %.1f%%, MDE %.1f%%",
+				n, m, cost, 100*tpot.PassChance(), 100*ttft.PassChance(), 100*tpot.Power(0.05), 100*tpot.MDE())
+			if ok && m >= 2 && (best == nil || cost < best.cost) {
+				best = &cand{n, m, cost}
+			}
+		}
+	}
+	if best == nil || best.blocks != DefaultBlocks || best.trials != DefaultBlockTrials {
+		t.Errorf("the cheapest design that passes is %+v, the default is %d x %d", best, DefaultBlocks, DefaultBlockTrials)
+	}
+}
+
+// TestStandardError checks the design's standard error against the
+// formula of the issue, sqrt(2·(between² + within²/m)/K), for restarted
+// blocks with the pair signs cancelling (K even), and that resident servers
+// keep 2·between² whatever the number of blocks.
+func TestStandardError(t *testing.T) {
+	for _, tc := range []struct{ blocks, m int }{{8, 1}, {16, 2}, {24, 3}, {40, 5}} {
+		d := Design{Blocks: tc.blocks, BlockTrials: tc.m, Within: 0.01 * 0.01, Between: 0.02 * 0.02}
+		k := float64(tc.blocks / 2)
+		want := math.Sqrt(2 * (0.02*0.02 + 0.01*0.01/float64(tc.m)) / k)
+		if got := d.SE(); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%d blocks x %d: SE %v, want %v", tc.blocks, tc.m, got, want)
+		}
+		if df := d.DF(); df != k-2 {
+			t.Errorf("%d blocks: df %v, want K-2 = %v", tc.blocks, df, k-2)
+		}
+		d.Resident = true
+		want = math.Sqrt(2*0.01*0.01/float64(tc.m)/k + 2*0.02*0.02)
+		if got := d.SE(); math.Abs(got-want) > 1e-12 {
+			t.Errorf("resident %d blocks x %d: SE %v, want %v", tc.blocks, tc.m, got, want)
+		}
+	}
+	// Six blocks: pair signs + - - sum to -1, so the drift fit's variance
+	// factor is K/(K²-1) = 3/8; with fewer than four pairs the plain mean.
+	d := Design{Blocks: 6, BlockTrials: 1, Within: 1}
+	if got, want := d.SE(), math.Sqrt(2.0/3); math.Abs(got-want) > 1e-12 {
+		t.Errorf("6 blocks: SE %v, want the plain mean's %v", got, want)
+	}
+	d.Blocks = 10
+	if got, want := d.SE(), math.Sqrt(2*5.0/24); math.Abs(got-want) > 1e-12 {
+		t.Errorf("10 blocks: SE %v, want %v", got, want)
+	}
+}
+
+// TestChanceIntegrals checks the χ² grid: the chances agree with a grid
+// eight times finer, and with many degrees of freedom they tend to the
+// normal-theory values.
+func TestChanceIntegrals(t *testing.T) {
+	for _, df := range []float64{1, 2, 3.5, 6, 14, 60, 400} {
+		r := ruleAt{n: noise{pairs: 0.01 * 0.01, df: df}, tH: 4, q: 1.4, tol: 0.03}
+		fine := func(f func(float64) float64) float64 {
+			k := df / 2
+			lo, hi := -math.Max(10/math.Sqrt(k), 25/k), math.Max(10/math.Sqrt(k), math.Log1p((40+10*math.Sqrt(k))/k))
+			n := 8*gridPoints(df) + 1
+			var s, ws float64
+			for i := 0; i < n; i++ {
+				y := lo + (hi-lo)*float64(i)/float64(n-1)
+				w := math.Exp(k * (y - math.Exp(y) + 1))
+				s += w * f(math.Sqrt(r.n.pairs*math.Exp(y)))
+				ws += w
+			}
+			return s / ws
+		}
+		se := r.n.se()
+		wantPower := fine(func(s float64) float64 { return normSurvival((math.Max(r.tol, r.tH*s) - 0.05) / se) })
+		if got := r.power(0.05); math.Abs(got-wantPower) > 1e-3 {
+			t.Errorf("df %v: power %v, finer grid %v", df, got, wantPower)
+		}
+		wantPass := fine(func(s float64) float64 { return 1 - normSurvival((r.tol-r.q*s)/se) })
+		if got := r.pass(0); math.Abs(got-wantPass) > 1e-3 {
+			t.Errorf("df %v: pass %v, finer grid %v", df, got, wantPass)
+		}
+	}
+	r := ruleAt{n: noise{pairs: 0.01 * 0.01, df: 1e6}, tH: 3, q: 1.28, tol: 0.03}
+	if got, want := r.pass(0), 1-normSurvival(3-1.28); math.Abs(got-want) > 1e-3 {
+		t.Errorf("df 1e6: pass %v, normal %v", got, want)
+	}
+}
