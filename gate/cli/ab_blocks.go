@@ -111,7 +111,7 @@ func (x *abExperiment) run(ctx context.Context, order string, from int) error {
 			return werr
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("block %d of %d (arm %s): %w", i+1, len(order), b.Arm, err)
 		}
 	}
 	return nil
@@ -153,7 +153,7 @@ func (x *abExperiment) block(ctx context.Context, arm int, b *result.Block) (sta
 		if !f.BeforeReady {
 			serveMarkFailed(x.last[arm], f)
 		}
-		return startup, fmt.Errorf("block %d (arm %s): %s", b.Index, a.name, f.Summary)
+		return startup, errors.New(f.Summary)
 	}
 	return startup, err
 }
@@ -186,7 +186,7 @@ func (x *abExperiment) cells(ctx context.Context, arm int, b *result.Block, t pi
 		}
 		if err != nil {
 			if errors.Is(err, loadgen.ErrInterrupted) {
-				return fmt.Errorf("%s: interrupted in block %d", m.Cell, b.Index)
+				return fmt.Errorf("%s: interrupted", m.Cell)
 			}
 			return fmt.Errorf("%s: %w", m.Cell, err)
 		}

@@ -32,7 +32,7 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 	out := &pipeline.Outcome{}
 	for {
 		if runErr != nil {
-			abStopped(x, order, runErr)
+			abStopped(x, runErr)
 		}
 		cmp, err := abCompare(x, p, look, runErr)
 		if err != nil {
@@ -91,8 +91,8 @@ func abEvenDown(n int) int { return n - n%2 }
 // abStopped marks every result of the experiment incomplete when a block
 // failed: half a balanced order is not a balanced order, so neither arm's
 // file may pass a gate or become a baseline, whichever arm's block failed.
-func abStopped(x *abExperiment, order string, err error) {
-	reason := fmt.Sprintf("the A/B experiment stopped in block %d of %d: %v", len(x.design.Blocks), len(order), err)
+func abStopped(x *abExperiment, err error) {
+	reason := fmt.Sprintf("the A/B experiment stopped in %v", err)
 	for _, rs := range x.results {
 		for _, r := range rs {
 			if r == nil {
