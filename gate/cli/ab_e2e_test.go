@@ -28,17 +28,18 @@ func abSim(t *testing.T, extra string) string {
 	return exe + " sim --addr 127.0.0.1:0 --step-base 500us --decode-fixed 4500us " + extra
 }
 
-// abE2E runs the default design on decode-a (16 requests a trial, about
-// 0.25 s): 16 restarted blocks of 2 trials, about 10 s on a loaded
-// machine, bounded by the context. Fewer blocks leave the paired test too
-// few degrees of freedom to decide a 10 % change at alpha 0.01 over nine
-// gated metrics.
+// abE2E runs a short experiment on decode-a (16 requests a trial, about
+// 0.25 s): 12 restarted blocks of 2 trials, about 6 s on a loaded machine
+// (20 s under -race, where each start of the test binary costs a second),
+// bounded by the context. Six pairs leave the paired test four degrees of
+// freedom, enough to decide a 10 % change at alpha 0.01 over nine gated
+// metrics; eight blocks (two) are not.
 func abE2E(t *testing.T, dir, a, b string, more ...string) (ExitCode, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	args := append([]string{"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", a, "--b-cmd", b,
-		"--blocks", "16", "--block-trials", "2", "--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000"}, more...)
+		"--blocks", "12", "--block-trials", "2", "--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000"}, more...)
 	return abMainArgs(ctx, args...)
 }
 
@@ -63,11 +64,11 @@ func TestABFindsDecodeSlowdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Arm != arm || r.AB == nil || r.AB.Order != "ABBABAABABBABAAB" || len(r.AB.Blocks) != 16 || !r.Complete {
+		if r.Arm != arm || r.AB == nil || r.AB.Order != "ABBABAABABBA" || len(r.AB.Blocks) != 12 || !r.Complete {
 			t.Fatalf("arm %s: arm=%q ab=%+v complete=%v", arm, r.Arm, r.AB, r.Complete)
 		}
-		if len(r.Trials) != 16 {
-			t.Fatalf("arm %s: %d trials, want 8 blocks of 2", arm, len(r.Trials))
+		if len(r.Trials) != 12 {
+			t.Fatalf("arm %s: %d trials, want 6 blocks of 2", arm, len(r.Trials))
 		}
 		for _, tr := range r.Trials {
 			if tr.Block == 0 || r.AB.Blocks[tr.Block-1].Arm != arm {
@@ -112,7 +113,7 @@ func TestABSameArmsPass(t *testing.T) {
 		t.Fatalf("baseline update --from DIR/a: exit %v\n%s\n%s", c, bout.String(), berr.String())
 	}
 	r, err := result.Read(filepath.Join(base, "ab", "decode-a.json"))
-	if err != nil || r.Arm != "a" || len(r.ValidTrials()) != 16 {
+	if err != nil || r.Arm != "a" || len(r.ValidTrials()) != 12 {
 		t.Fatalf("promoted A arm: %v, %+v", err, r)
 	}
 	// Each arm is an ordinary result directory: compare reads both
@@ -125,7 +126,7 @@ func TestABSameArmsPass(t *testing.T) {
 	bout.Reset()
 	exp := t.TempDir()
 	if c := Main(context.Background(), []string{"export", "vllm-bench", filepath.Join(dir, "b", "decode-a.json"), "-o", exp},
-		Streams{Out: &bout, Err: &berr}); c != ExitPass || strings.Count(bout.String(), "\n") != 16 {
+		Streams{Out: &bout, Err: &berr}); c != ExitPass || strings.Count(bout.String(), "\n") != 12 {
 		t.Errorf("export vllm-bench DIR/b/decode-a.json: exit %v, files:\n%s\n%s", c, bout.String(), berr.String())
 	}
 }
@@ -149,7 +150,7 @@ func TestABServerDiesInBlock(t *testing.T) {
 		}
 		// A finished its block: the experiment's stop is its reason; B's
 		// is its server's death.
-		want := map[string]string{"a": "the A/B experiment stopped in block 2 of 16", "b": "the server exited with status 3"}[arm]
+		want := map[string]string{"a": "the A/B experiment stopped in block 2 of 12", "b": "the server exited with status 3"}[arm]
 		if r.Complete || !strings.Contains(r.IncompleteReason, want) {
 			t.Errorf("arm %s: complete=%v reason %q; want incomplete: %s", arm, r.Complete, r.IncompleteReason, want)
 		}
