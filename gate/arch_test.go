@@ -58,9 +58,11 @@ func TestImportDirection(t *testing.T) {
 		{"gate/workload", []string{mod + "gate/vllmbench"}, "metric ids live in the gate/metrics catalogue, not in an importer registered by a blank import"},
 		{"gate/metrics", []string{mod + "gate/vllmbench", mod + "gate/workload", mod + "gate/verdict"}, "the catalogue is the bottom of the chain: everything names metrics through it"},
 		{"gate/noise", []string{"os", "net/http", mod + "gate/baseline", mod + "gate/loadgen", mod + "gate/server"}, "the noise estimator is pure arithmetic shared by calibrate and the history; the store's files are gate/baseline's"},
+		{"gate/health", []string{"os", "os/exec", "net/http", "syscall", mod + "gate/loadgen", mod + "gate/server", mod + "gate/report", mod + "gate/config"}, "runner health is parsing and rules: the command layer hands it nvidia-smi's output and /proc files"},
 		{"gate/verdict", []string{mod + "gate/config"}, "the config -> policy mapping is verdict.FromConfig over plain values; the verdict never reads configuration"},
 		{"gate/pipeline", []string{"os", "net/http", "os/exec", mod + "gate/config", mod + "gate/loadgen", mod + "gate/report"}, "the gate's judging step runs on what it is given (Trials, results) and does no I/O"},
 		{"gate/redact", []string{strings.TrimSuffix(mod, "/")}, "the secret rule depends on nothing of the module, so every package may use it"},
+		{"gate/engine", []string{strings.TrimSuffix(mod, "/"), "os", "os/exec"}, "engine profiles are facts plus probes sent through the caller's http.Client: no files, processes or environment, and nothing of the module, so the load generator, the launcher, the scraper and the CLI may all read them"},
 		{"gate/ab", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/report"}, "the paired A/B verdict is pure statistics: launching and running the arms is gate/cli's"},
 	}
 	for pkg, deps := range graph {

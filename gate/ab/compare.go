@@ -116,6 +116,13 @@ func Compare(a, b []*result.Result, o Options) (*verdict.Comparison, error) {
 		}
 		c.Workloads = append(c.Workloads, w)
 	}
+	if c.AB == nil {
+		// No cell was compared: the comparison is still a paired one.
+		for _, r := range append(append([]*result.Result(nil), a...), b...) {
+			c.AB = design(r, o.Resident, est)
+			break
+		}
+	}
 	if len(defaulted) > 0 {
 		ids := make([]string, 0, len(defaulted))
 		for id := range defaulted {

@@ -192,6 +192,10 @@ func TestCompareFamilyAcrossWorkloads(t *testing.T) {
 	if c.Verdict != verdict.Invalid || c.Workloads[1].Status != verdict.MissingCandidate || c.Family != 9 {
 		t.Errorf("arm B without a workload: verdict %s, %+v, family %d", c.Verdict, c.Workloads[1], c.Family)
 	}
+	c, _ = Compare([]*result.Result{&a2}, []*result.Result{e.rb}, Options{Policy: verdict.DefaultPolicy()})
+	if c.Verdict != verdict.Invalid || c.AB == nil || c.AB.Order != order {
+		t.Errorf("no workload in both arms: verdict %s, AB %+v; want invalid and still marked paired", c.Verdict, c.AB)
+	}
 	p := verdict.DefaultPolicy()
 	p.AllowMissing = true
 	if c, _ = Compare([]*result.Result{e.ra, &a2}, []*result.Result{e.rb}, Options{Policy: p}); c.Verdict == verdict.Invalid {

@@ -132,8 +132,7 @@ func (d Design) rule() ruleAt {
 		q: verdict.TQuantile(1-d.PassAlpha, df), tol: d.tol()}
 }
 
-// SE is the standard error of the design's estimate (test scale) and DF
-// the degrees of freedom of its t test.
+// SE is the standard error of the design's estimate (test scale).
 func (d Design) SE() float64 { return d.noise().se() }
 
 // DF is the degrees of freedom of the design's t test.
@@ -141,7 +140,9 @@ func (d Design) DF() float64 { return d.noise().satterthwaite(d.BetweenDF) }
 
 // Power is the chance that a true worsening of change (a fraction) is
 // called a regression when it is the only changed cell (the first Holm
-// step's threshold).
+// step's threshold). Every chance is 0, and MDE and PassTolerance +Inf,
+// for a design without a usable standard error (fewer than two pairs, no
+// noise).
 func (d Design) Power(change float64) float64 { return d.rule().power(d.delta(change)) }
 
 // MDE is the smallest worsening found with 80 % power (a fraction).

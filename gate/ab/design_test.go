@@ -107,3 +107,23 @@ func TestChanceIntegrals(t *testing.T) {
 		t.Errorf("df 1e6: pass %v, normal %v", got, want)
 	}
 }
+
+// TestDesignWithoutPairs: a design of fewer than two pairs, or without
+// noise, predicts nothing rather than NaN.
+func TestDesignWithoutPairs(t *testing.T) {
+	for _, d := range []Design{
+		{Blocks: 2, BlockTrials: 2, Within: 1e-4, Between: 4e-4, Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1},
+		{Blocks: 0, Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1},
+		{Blocks: 16, BlockTrials: 2, Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1},
+	} {
+		if p, c := d.Power(0.05), d.PassChance(); p != 0 || c != 0 {
+			t.Errorf("%+v: power %v, pass chance %v, want 0", d, p, c)
+		}
+		if m, pt := d.MDE(), d.PassTolerance(); !math.IsInf(m, 1) || !math.IsInf(pt, 1) {
+			t.Errorf("%+v: MDE %v, pass tolerance %v, want +Inf", d, m, pt)
+		}
+		if n := d.BlocksFor(0.05, 0.8); d.Within == 0 && n != 0 {
+			t.Errorf("%+v: BlocksFor %d without noise", d, n)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func TestSeededEstimators(t *testing.T) {
 	type row struct{ se, falseAlarms, power float64 }
 	measure := func(w world, e Estimator) row {
 		var out row
-		n := 150
+		n := runs() / 2
 		for i := 0; i < n; i++ {
 			for _, b := range []arm{{1, 1}, {1, 1.05}} {
 				r := rand.New(rand.NewPCG(uint64(i), 0xe5))

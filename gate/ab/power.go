@@ -105,8 +105,19 @@ func (r ruleAt) expect(f func(seHat float64) float64) float64 {
 
 func normSurvival(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
 
+// usable reports whether the rule has a finite, positive standard error:
+// a design with fewer than two pairs, or a cell no test ran on, has none,
+// and every chance of it is 0.
+func (r ruleAt) usable() bool {
+	se := r.n.se()
+	return se > 0 && !math.IsInf(se, 0) && !math.IsNaN(se)
+}
+
 // power is the chance a true worsening delta is called a regression.
 func (r ruleAt) power(delta float64) float64 {
+	if !r.usable() {
+		return 0
+	}
 	se := r.n.se()
 	return r.expect(func(s float64) float64 {
 		return normSurvival((math.Max(r.tol, r.tH*s) - delta) / se)
@@ -115,6 +126,9 @@ func (r ruleAt) power(delta float64) float64 {
 
 // pass is the chance a true worsening delta passes.
 func (r ruleAt) pass(delta float64) float64 {
+	if !r.usable() {
+		return 0
+	}
 	se := r.n.se()
 	return r.expect(func(s float64) float64 {
 		return 1 - normSurvival((r.tol-r.q*s-delta)/se)
@@ -134,7 +148,7 @@ func (r ruleAt) passTolerance() float64 {
 	find := func() float64 {
 		return bisect(func(x float64) bool { s := r; s.tol = x; return s.pass(0) >= passTarget }, se)
 	}
-	if r.n.fixed != 0 || se <= 0 {
+	if r.n.fixed != 0 || !r.usable() {
 		return find()
 	}
 	key := [2]float64{r.n.df, r.q}

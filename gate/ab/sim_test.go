@@ -13,9 +13,18 @@ import (
 // (model_test.go). Each test prints its measured rates (go test -v -run
 // Seeded ./gate/ab); docs/statistics.md, "Paired A/B verdict", quotes them.
 
-// runs is the number of seeded experiments per scenario: at least 200, as
-// the error-rate claims need.
-const runs = 300
+// runs is the number of seeded experiments per scenario: 300, at least
+// the 200 the error-rate claims need, or 100 in a reduced run.
+func runs() int {
+	if reduced() {
+		return 100
+	}
+	return 300
+}
+
+// reduced is true under -short and the race detector: the simulations run
+// a third of their size (the full size runs in every plain `go test`).
+func reduced() bool { return testing.Short() || raceBuild }
 
 var drifting = world{TrialS: 30, StartupS: 60, DriftPctPerMinute: 2}
 
@@ -51,13 +60,23 @@ func (t *tally) add(c *verdict.Comparison, e *experiment, named bool) {
 
 func (t tally) rate(k int) float64 { return float64(k) / float64(t.n) }
 
-// scenario runs `ab` on the model runs times and applies named to each
-// comparison.
+// scenario runs `ab` on the model runs() times, in the fixed ABBA BAAB
+// order, and applies named to each comparison.
 func scenario(w world, b arm, o Options, named func(*verdict.Comparison) bool) tally {
+	return seededScenario(w, b, o, false, named)
+}
+
+// seededScenario is scenario with, when random is set, each run's order
+// drawn from its own seed (Order(n, seed) with seed = run + 1).
+func seededScenario(w world, b arm, o Options, random bool, named func(*verdict.Comparison) bool) tally {
 	var t tally
-	for i := 0; i < runs; i++ {
+	for i := 0; i < runs(); i++ {
 		r := rand.New(rand.NewPCG(uint64(i), 0xab))
-		c, e := abRun(w, r, arm{1, 1}, b, o, DefaultBlocks, DefaultBlockTrials, 0)
+		seed := uint64(0)
+		if random {
+			seed = uint64(i) + 1
+		}
+		c, e := abRun(w, r, arm{1, 1}, b, o, DefaultBlocks, DefaultBlockTrials, seed)
 		t.add(c, e, named(c))
 	}
 	return t
@@ -89,14 +108,14 @@ func untouched(c *verdict.Comparison, ids ...string) bool {
 func TestSeededStoredBaselineUnderDrift(t *testing.T) {
 	p := verdict.DefaultPolicy()
 	false_ := 0
-	for i := 0; i < runs; i++ {
+	for i := 0; i < runs(); i++ {
 		r := rand.New(rand.NewPCG(uint64(i), 0xba5e))
 		if c, _ := storedRun(drifting, r, arm{1, 1}, arm{1, 1}, p, 10); c.Verdict == verdict.Regression {
 			false_++
 		}
 	}
-	rate := float64(false_) / runs
-	t.Logf("stored baseline, drift 2%%/min, A vs A: false regressions %.1f%% of %d runs (alpha %.0f%%)", 100*rate, runs, 100*p.Alpha)
+	rate := float64(false_) / float64(runs())
+	t.Logf("stored baseline, drift 2%%/min, A vs A: false regressions %.1f%% of %d runs (alpha %.0f%%)", 100*rate, runs(), 100*p.Alpha)
 	if rate < 0.9 {
 		t.Errorf("false regression rate %.3f: want the drift to show as a regression in at least 90%% of runs", rate)
 	}
@@ -115,6 +134,14 @@ func TestSeededABUnderDrift(t *testing.T) {
 	}
 	if aa.rate(aa.passFirst) < 0.9 {
 		t.Errorf("A vs A passes at the default block count in %.3f of runs, want >= 0.9", aa.rate(aa.passFirst))
+	}
+	// A seeded random balanced order (mirrored quads) cancels the drift
+	// as well.
+	rnd := seededScenario(drifting, arm{1, 1}, o, true, func(*verdict.Comparison) bool { return false })
+	t.Logf("ab, drift 2%%/min, A vs A, seeded random orders: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks)",
+		100*rnd.rate(rnd.regression), 100*rnd.rate(rnd.pass), 100*rnd.rate(rnd.passFirst), DefaultBlocks)
+	if rnd.rate(rnd.regression) > p.Alpha || rnd.rate(rnd.passFirst) < 0.9 {
+		t.Errorf("seeded random orders: A vs A false alarms %.3f (alpha %v), passes at the default block count %.3f (want >= 0.9)", rnd.rate(rnd.regression), p.Alpha, rnd.rate(rnd.passFirst))
 	}
 	dec := scenario(drifting, arm{1, 1.05}, o, func(c *verdict.Comparison) bool {
 		return c.Verdict == verdict.Regression && regressed(c, "tpot_ms.p50", "itl_ms.p50") && untouched(c, "ttft_ms.p50", "ttft_ms.p99")
@@ -187,7 +214,7 @@ func TestSeededPerStartOffset(t *testing.T) {
 	measure := func(blocks int, b arm, tol float64) (rate, chance, reportPower float64) {
 		o := Options{Policy: tpotPolicy(tol)}
 		var hits int
-		for i := 0; i < 2*runs; i++ {
+		for i := 0; i < 2*runs(); i++ {
 			r := rand.New(rand.NewPCG(uint64(i), 0x9e))
 			c, _ := abRun(restarting, r, arm{1, 1}, b, o, blocks, DefaultBlockTrials, 0)
 			cell := cellOf(c, "tpot_ms.p50")
@@ -197,7 +224,7 @@ func TestSeededPerStartOffset(t *testing.T) {
 			chance += cell.PassChance
 			reportPower += DesignOf(c, cell).Power(b.Decode - 1)
 		}
-		n := float64(2 * runs)
+		n := float64(2 * runs())
 		return float64(hits) / n, chance / n, reportPower / n
 	}
 	check := func(what string, predicted, measured float64) {

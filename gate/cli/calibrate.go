@@ -34,6 +34,7 @@ var calibrateFlagKeys = map[string]string{
 	"server-log":    "server.log",
 	"ready-timeout": "server.ready_timeout",
 	"gpus":          "server.gpus",
+	"engine":        "server.engine",
 	"baselines":     "baselines",
 	"output":        "output",
 	"restarts":      "calibrate.restarts",
@@ -81,6 +82,7 @@ session a disturbed machine spoiled. See docs/calibrate.md.`,
 	f.String("server-cmd", "", "command that launches the server (required: every session is a fresh start)")
 	f.StringArray("server-env", nil, "NAME=value added to the server's environment (repeatable)")
 	f.String("server-log", "", "file that receives the server's output (all sessions)")
+	f.String("engine", "", "the server's engine: auto (default), vllm, sglang, ollama, llamacpp, tgi or openai (docs/engines.md)")
 	f.Duration("ready-timeout", 0, "how long to wait for each start to become ready")
 	f.Int("gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
 	f.String("baselines", "", "baseline store root directory")
@@ -196,7 +198,7 @@ func calibrateWorkloads(cfg config.Config) (ms []*workload.Manifest, notes []str
 	if err != nil {
 		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
-	serveDefaultGPUs(all, cfg.Server.GPUs)
+	serveDefaultGPUs(all, serveGPUs(cfg.Server.GPUs, cfg.Server.Command))
 	for _, m := range all {
 		if m.IsCommand() {
 			notes = append(notes, fmt.Sprintf("%s: a kind: command workload runs no server and is not calibrated", m.Cell))
@@ -220,6 +222,11 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
 	}
+	eng, err := serveEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command)
+	if err != nil {
+		return nil, err
+	}
+	launch.Engine = eng
 	env, _ := server.ParseEnv(cfg.Server.Env) // serveRun reports a bad entry
 	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
 	k := cfg.Calibrate.Restarts
@@ -236,8 +243,8 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 		var lastPath string
 		err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
 			lc := loadgen.Config{
-				URL: info.URL, APIKey: runAPIKey(), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
-				ToolVersion: Version, Hooks: serveHooks(info.URL), Limits: lim,
+				URL: info.URL, Engine: eng, APIKey: runAPIKey(), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
+				ToolVersion: Version, Hooks: serveHooks(info.URL), Limits: lim, LookupEnv: os.LookupEnv,
 			}
 			for _, m := range ms {
 				path := filepath.Join(dir, result.FileName(m.Cell))

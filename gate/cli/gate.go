@@ -16,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/verdict"
@@ -33,6 +34,7 @@ var gateFlagKeys = map[string]string{
 	"url":                  "server.url",
 	"server-cmd":           "server.command",
 	"gpus":                 "server.gpus",
+	"engine":               "server.engine",
 	"baselines":            "baselines",
 	"output":               "output",
 	"trials":               "trials.min",
@@ -97,6 +99,7 @@ already on disk (a merged shard directory).`,
 	f.String("url", "", "base URL of the candidate server, e.g. http://127.0.0.1:8000")
 	f.String("server-cmd", "", "command that launches the candidate server")
 	f.Int("gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
+	f.String("engine", "", "the server's engine: auto (default), vllm, sglang, ollama, llamacpp, tgi or openai (docs/engines.md)")
 	f.String("baselines", "", "baseline store root directory")
 	f.StringP("output", "o", "", "output directory")
 	f.Int("trials", 0, "trials per workload before the first comparison (default: each workload's trials.min)")
@@ -159,7 +162,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		if manifests, err = workload.LoadPaths(paths); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
-		serveDefaultGPUs(manifests, cfg.Server.GPUs)
+		serveDefaultGPUs(manifests, serveGPUs(cfg.Server.GPUs, cfg.Server.Command))
 	}
 	if o.shard != "" {
 		i, n, err := pipeline.ParseShard(o.shard)
@@ -235,9 +238,14 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		Dir: filepath.Join(cfg.Output, "commands"), BaseEnv: os.Environ(), ToolVersion: Version,
 	}}
 	if cfg.Server.URL != "" {
+		eng, err := serveEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command)
+		if err != nil {
+			return nil, err
+		}
 		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ProgressInterval: progress, ToolVersion: Version, Warmups: -1,
+			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ProgressInterval: progress, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
+			LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
 		})
 		if err != nil {
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
@@ -275,8 +283,12 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
 	}
+	var err error
+	if launch.Engine, err = serveEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command); err != nil {
+		return nil, err
+	}
 	var out *pipeline.Outcome
-	err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
+	err = serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
 		run := cfg
 		run.Server.URL = info.URL
 		var err error
@@ -293,6 +305,12 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 		case errors.As(err, &ee):
 			return nil, err
 		case died:
+			*failed = &f
+			return gateNeverRan(ms, baselines, p, f)
+		case errors.Is(err, ready.ErrInterrupted):
+			// A cancelled job still leaves its results, report and
+			// comment, saying why nothing was measured.
+			f = serveInterruptedBeforeReady(err)
 			*failed = &f
 			return gateNeverRan(ms, baselines, p, f)
 		}

@@ -28,6 +28,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CLI_TEST_SERVE_SIM") == "1" {
 		os.Exit(gateServeSim())
 	}
+	// The runner's real GPU must not decide these tests' validity (a GPU
+	// CI machine with another job on it); the health tests turn it on
+	// with a fake nvidia-smi (health_e2e_test.go).
+	if _, ok := os.LookupEnv(healthEnv); !ok {
+		os.Setenv(healthEnv, "off")
+	}
 	os.Exit(m.Run())
 }
 
@@ -52,8 +58,20 @@ func gateServeSim() int {
 		}
 		fmt.Printf("args: %s\n", strings.Join(os.Args[1:], " "))
 	}
-	fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
 	var h http.Handler = sim.New(cfg)
+	switch os.Getenv("CLI_TEST_SIM_LIKE") {
+	case "ollama":
+		// ollama: its own listen line (slog), no /health nor /version, its
+		// version at /api/version.
+		fmt.Printf("time=2026-01-01T00:00:00.000Z level=INFO source=routes.go:1718 msg=\"Listening on %s (version 0.17.4)\"\n", ln.Addr())
+		h = likeOllama(h)
+	case "never-ready":
+		// Answers, but never healthy: /health 503 (a model that never loads).
+		fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	default:
+		fmt.Printf("INFO:     Uvicorn running on http://%s (Press CTRL+C to quit)\n", ln.Addr())
+	}
 	// CLI_TEST_SIM_DIE_AFTER=N: crash the way an engine does (a fatal
 	// line, exit 1) on the N-th completion request.
 	if n, err := strconv.Atoi(os.Getenv("CLI_TEST_SIM_DIE_AFTER")); err == nil {
@@ -81,6 +99,21 @@ func gateServeSim() int {
 	}
 	http.Serve(ln, h)
 	return 0
+}
+
+// likeOllama hides the simulator's vLLM endpoints that ollama lacks and
+// adds the one by which it tells what it is.
+func likeOllama(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/health", "/version", "/reset_prefix_cache", "/metrics":
+			http.NotFound(w, r)
+		case "/api/version":
+			fmt.Fprint(w, `{"version":"0.17.4"}`)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
 }
 
 // TestGateLaunchesServerWithAPIKey: a server launched with an API key is

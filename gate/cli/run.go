@@ -45,6 +45,7 @@ type runOptions struct {
 	serverEnv      []string
 	serverLog      string
 	gpus           int
+	engine         string
 }
 
 func newRunCmd(s *Streams) *cobra.Command {
@@ -68,7 +69,7 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.IntVar(&o.warmups, "warmups", -1, "warmup requests before each trial (-1: the workload's)")
 	f.BoolVar(&o.saveDetailed, "save-detailed", false, "also write per-request records, DIR/<cell>.requests.jsonl")
 	f.StringVar(&o.shard, "shard", "", "run only shard i/N of the cells (sorted by cell name, index % N == i-1)")
-	f.BoolVar(&o.resetPrefix, "reset-prefix-cache", false, "POST /reset_prefix_cache before each trial (vLLM dev mode)")
+	f.BoolVar(&o.resetPrefix, "reset-prefix-cache", false, "drop the server's prefix cache before each trial (vLLM /reset_prefix_cache in dev mode, SGLang /flush_cache)")
 	f.BoolVar(&o.cacheSalt, "cache-salt", true, "send a per-trial cache_salt so trials do not share cached prefixes")
 	f.BoolVar(&o.noContinuous, "no-continuous-usage", false, "do not ask for continuous_usage_stats (servers that reject it)")
 	f.Float64Var(&o.failureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
@@ -78,6 +79,7 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.StringArrayVar(&o.serverEnv, "server-env", nil, "NAME=value added to the launched server's environment (repeatable)")
 	f.StringVar(&o.serverLog, "server-log", "", "file that receives the launched server's output")
 	f.IntVar(&o.gpus, "gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
+	f.StringVar(&o.engine, "engine", "", "the server's engine: auto (default), vllm, sglang, ollama, llamacpp, tgi or openai (docs/engines.md)")
 	f.DurationVar(&o.grace, "grace", loadgen.DefaultGrace, "after Ctrl-C, how long in-flight requests may finish")
 	f.DurationVar(&o.progressPeriod, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines when stderr is not a terminal")
 	return cmd
@@ -122,7 +124,12 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if len(ms) == 0 {
 		return exitf(ExitInvalid, "run: no workload cells to run")
 	}
-	serveDefaultGPUs(ms, o.gpus)
+	argv, _ := config.SplitArgv(o.serverCmd) // runLaunched reports a bad one
+	eng, err := serveEngine(o.engine, "run: --engine", argv)
+	if err != nil {
+		return err
+	}
+	serveDefaultGPUs(ms, serveGPUs(o.gpus, argv))
 	if o.url == "" && o.serverCmd == "" && gateServing(ms) {
 		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	}
@@ -137,6 +144,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		Scrubber:          serveScrubber(),
 		Warmups:           o.warmups,
 		ResetPrefixCache:  o.resetPrefix,
+		Engine:            eng,
 		CacheSalt:         o.cacheSalt,
 		NoContinuousUsage: o.noContinuous,
 		Progress:          s.Err,
@@ -146,6 +154,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		ReadyTimeout:      o.readyTimeout,
 		Grace:             o.grace,
 		ToolVersion:       Version,
+		LookupEnv:         os.LookupEnv, // workload headers written {env: NAME}
 	}
 	if _, err := loadgen.New(cfg); err != nil && o.url != "" {
 		return exitf(ExitInvalid, "run: --url: %w", err)

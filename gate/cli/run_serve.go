@@ -27,7 +27,7 @@ func runLaunched(cmd *cobra.Command, s *Streams, o *runOptions, cfg loadgen.Conf
 	if len(argv) == 0 {
 		return exitf(ExitInvalid, "run: --server-cmd is empty")
 	}
-	launch := serveLaunch{Command: argv, Env: o.serverEnv, URL: o.url, Log: o.serverLog}
+	launch := serveLaunch{Command: argv, Env: o.serverEnv, URL: o.url, Log: o.serverLog, Engine: cfg.Engine}
 	if cmd.Flags().Changed("ready-timeout") {
 		launch.ReadyTimeout = o.readyTimeout // else the server's default, sized for model loading
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
@@ -24,8 +25,14 @@ import (
 // /metrics counters and gauges go into each Trial.Server, and the client-
 // versus-server TTFT warning into Trial.Warnings. A server without
 // /metrics costs each trial one warning, never the run (see scrape.Hook).
+// The runner's health (GPU and host) goes into each Trial.Health
+// (serveHealth).
 func serveHooks(url string) []loadgen.TrialHook {
-	return []loadgen.TrialHook{&scrape.Hook{URL: url}}
+	hooks := []loadgen.TrialHook{&scrape.Hook{URL: url}}
+	if h := serveHealth(url); h != nil {
+		hooks = append(hooks, h)
+	}
+	return hooks
 }
 
 // serveDefaultGPUs gives the workloads that set no gpus of their own the
@@ -43,6 +50,37 @@ func serveDefaultGPUs(ms []*workload.Manifest, gpus int) {
 	}
 }
 
+// serveEngine is the engine profile of a run: the configured one
+// (server.engine, --engine; flag names the setting for the error), else,
+// under auto, the one the launch command names ("vllm serve ...",
+// "python -m sglang.launch_server ..."), else auto: the load generator
+// asks the server once it is ready.
+func serveEngine(configured, flag string, argv []string) (engine.Name, error) {
+	n, err := engine.Parse(configured)
+	if err != nil {
+		return "", &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s: %w", flag, err)}
+	}
+	if n == engine.Auto {
+		if from, ok := engine.FromArgv(argv); ok {
+			return from, nil
+		}
+	}
+	return n, nil
+}
+
+// serveGPUs is the GPU count of workloads that set none: the configured
+// one, else what the launch command asks for (tensor- times data-parallel
+// degree, engine.Launch.GPUs), else 0 (unknown).
+func serveGPUs(configured int, argv []string) int {
+	if configured > 0 {
+		return configured
+	}
+	if n, ok := engine.FromArgv(argv); ok {
+		return engine.Must(n).Launch.GPUs(argv)
+	}
+	return 0
+}
+
 // serveScrubber knows the secret values of perfgate's environment
 // (GITHUB_TOKEN, HF_TOKEN, the API key, ...), for error bodies of a server
 // that echoes them: those go into result files, where Main's scrubbing of
@@ -58,6 +96,7 @@ type serveLaunch struct {
 	URL          string
 	Log          string
 	ReadyTimeout time.Duration
+	Engine       engine.Name
 }
 
 // serveRun starts the server, waits until it is ready, calls fn with a
@@ -77,7 +116,7 @@ func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx contex
 	}
 	sc := server.Config{
 		Command: l.Command, Env: env, BaseEnv: os.Environ(), Workdir: l.Workdir,
-		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log, APIKey: runAPIKey(), Hints: s.Err,
+		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log, APIKey: runAPIKey(), Hints: s.Err, Engine: l.Engine,
 	}
 	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(redact.Argv(l.Command)))
 	return server.Supervise(ctx, sc, nil, fn)
@@ -94,11 +133,11 @@ type serveFingerprint struct {
 }
 
 func (g *serveFingerprint) get(srv result.Server) map[string]string {
-	key := srv.Version + "\x00" + srv.Model
+	key := srv.Version + "\x00" + srv.Model + "\x00" + srv.Engine
 	fp, ok := g.fp[key]
 	if !ok {
 		fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
-			Environ: os.Environ, ServerEnv: g.env, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv,
+			Environ: os.Environ, ServerEnv: g.env, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv, Engine: srv.Engine,
 		})
 		if g.fp == nil {
 			g.fp = map[string]map[string]string{}

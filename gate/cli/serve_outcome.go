@@ -35,6 +35,18 @@ func serveFailure(s *Streams, err error) (f server.Failure, ok bool) {
 	return f, true
 }
 
+// serveInterruptedBeforeReady describes a gate interrupted (Ctrl-C, a
+// cancelled CI job) while it waited for the launched server: not a server
+// failure, but the reason no cell was measured, with the log tail so far.
+func serveInterruptedBeforeReady(err error) server.Failure {
+	f := server.Failure{Summary: "interrupted while waiting for the server to become ready", BeforeReady: true}
+	var le *server.LaunchError
+	if errors.As(err, &le) {
+		f.Tail = le.Tail
+	}
+	return f
+}
+
 // serveMarkFailed records f in a result the failure cut short: the log
 // tail, and the failure as the reason the result is incomplete (in place
 // of the "run interrupted" its cancelled context produced). A result that

@@ -17,6 +17,7 @@
 //	  workdir: .
 //	  ready_timeout: 10m
 //	  log: perfgate-out/server.log
+//	  engine: auto                   # vllm, sglang, ollama, llamacpp, tgi, openai
 //	policy:
 //	  alpha: 0.01                    # family-wise false-alarm bound per gate run
 //	  tolerances: {tpot_ms.p50: 0.03, ttft_ms.p99: 0.08}
@@ -154,6 +155,12 @@ type Server struct {
 	// (output_throughput_per_gpu, ...) of workloads that set no gpus of
 	// their own; 0 means unknown.
 	GPUs int `mapstructure:"gpus"`
+	// Engine is the server's engine profile (gate/engine): vllm, sglang,
+	// ollama, llamacpp, tgi, openai, or auto (the default: asked of the
+	// server, else read from server.command, else the generic openai). It
+	// decides the readiness probe, the max-tokens fields, the prefix-cache
+	// reset and how /metrics are read.
+	Engine string `mapstructure:"engine"`
 }
 
 // Policy tunes the verdict. Zero values leave the verdict's own defaults.

@@ -269,6 +269,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "negative gpus", environ: []string{"PERFGATE_SERVER_GPUS=-2"},
 			want: []string{"env PERFGATE_SERVER_GPUS: server.gpus: must be between 1 and 100000"}},
 		{name: "gpus not a number", file: "server:\n  gpus: eight\n", want: []string{"perfgate.yaml:2: server.gpus:"}},
+		{name: "unknown engine", file: "server:\n  engine: trtllm\n",
+			want: []string{`perfgate.yaml:2: server.engine: unknown engine "trtllm": want auto, llamacpp, ollama, openai, sglang, tgi, vllm`}},
 		{name: "trials below min", file: "trials:\n  max: 3\n", want: []string{"trials.max: must be between trials.min (5) and 1000, got 3"}},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
 )
@@ -69,6 +70,9 @@ func (c Config) problems() []problem {
 	}
 	if c.Server.GPUs < 0 || c.Server.GPUs > 100000 {
 		add("server.gpus", "must be between 1 and 100000 (or 0: unknown), got %d", c.Server.GPUs)
+	}
+	if _, err := engine.Parse(c.Server.Engine); err != nil {
+		add("server.engine", "%v", err)
 	}
 	if c.Server.ReadyTimeout <= 0 {
 		add("server.ready_timeout", "must be positive, got %v", c.Server.ReadyTimeout)

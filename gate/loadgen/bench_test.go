@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/sim"
 )
@@ -156,7 +157,7 @@ func BenchmarkSimSaturation(b *testing.B) {
 func BenchmarkSimSaturationBareReader(b *testing.B) {
 	_, url := startSim(b, func(c *sim.Config) { c.MaxNumSeqs = 1024 })
 	m := manifest(256, 256, 0, 128)
-	bodies, err := encodeBodies(m, m.Requests, "sim-fast", "", true)
+	bodies, err := encodeBodies(m, m.Requests, "sim-fast", "", engine.Must(engine.VLLM), true)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -65,6 +65,9 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	if c.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
+	for k, v := range c.headers {
+		req.Header[k] = v
+	}
 	rec.Sent = time.Since(anchor)
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -223,6 +226,7 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 	default:
 		rec.Success = true
 	}
+	rec.Finish = x.finish
 }
 
 // scrubMargin is how much more than ErrorSampleBytes of an error body is

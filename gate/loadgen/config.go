@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/redact"
@@ -43,9 +44,18 @@ type Config struct {
 	// Warmups is the number of warmup requests before each trial; -1 uses
 	// the manifest's.
 	Warmups int
-	// ResetPrefixCache posts /reset_prefix_cache before each trial (vLLM
-	// needs VLLM_SERVER_DEV_MODE=1).
+	// ResetPrefixCache drops the server's prefix cache before each trial,
+	// through the engine profile's endpoint (vLLM's POST
+	// /reset_prefix_cache, which needs VLLM_SERVER_DEV_MODE=1; SGLang's
+	// /flush_cache). An engine without one fails the run with a clear
+	// error before the first trial.
 	ResetPrefixCache bool
+	// Engine is the server's engine profile (server.engine, --engine). ""
+	// or engine.Auto asks the server once it is ready (engine.Detect),
+	// falling back to the generic engine.OpenAI. The profile decides the
+	// readiness probe, the max-tokens fields of chat requests and the
+	// prefix-cache reset.
+	Engine engine.Name
 	// CacheSalt sends a per-run, per-trial cache_salt so trials do not
 	// reuse each other's cached prefixes (vLLM >= 0.9).
 	CacheSalt bool
@@ -72,6 +82,10 @@ type Config struct {
 	Hooks []TrialHook
 	// ToolVersion is recorded in results.
 	ToolVersion string
+	// LookupEnv reads the environment variables a workload's headers name
+	// ({env: NAME}); nil: such a workload fails with an error naming the
+	// header. The values found are secrets: they are sent, never recorded.
+	LookupEnv func(string) (string, bool)
 }
 
 // Defaults for zero Config fields.
@@ -112,6 +126,9 @@ type client struct {
 	http   *http.Client
 	apiKey string
 	scrub  *redact.Scrubber // for error bodies, which come from the server
+	// headers are the workload's extra headers, set after perfgate's own
+	// (see withHeaders).
+	headers http.Header
 	// onEvent, when set (tests and benchmarks only), sees every event
 	// with its arrival time, e.g. to compare it with the simulator's send
 	// stamp.

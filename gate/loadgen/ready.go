@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -22,18 +21,34 @@ import (
 // end the wait at once.
 func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Server, error) {
 	srv := result.Server{URL: redact.URL(r.cfg.URL), GPUs: m.GPUs}
-	info, err := ready.Wait(ctx, ready.Options{
-		URL: r.base, Client: r.clientFor(m).http, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber,
+	hc, secrets, err := r.probeClient(r.clientFor(m).http, m)
+	if err != nil {
+		return srv, err
+	}
+	opts := ready.Options{
+		URL: r.base, Client: hc, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber.With(secrets...),
 		Timeout: r.cfg.ReadyTimeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
-	})
+	}
+	if p, ok := r.readyProfile(); ok {
+		opts.HealthPath, opts.NoHealth, opts.NoModelsHint = p.HealthPath, p.HealthPath == "", p.NoModelsHint
+	}
+	info, err := ready.Wait(ctx, opts)
 	if errors.Is(err, ready.ErrInterrupted) {
 		return srv, fmt.Errorf("%w: %w", ErrInterrupted, err)
 	}
 	if err != nil {
 		return srv, err
 	}
+	p, err := r.resolveEngine(ctx, hc)
+	if err != nil {
+		return srv, err
+	}
+	srv.Engine = string(p.Name)
 	srv.Models = info.IDs()
 	srv.Version = info.Version
+	if srv.Version == "" {
+		srv.Version = r.engineVersion // SGLang, ollama, TGI name it elsewhere
+	}
 	srv.Model = m.Model
 	if srv.Model == "" {
 		srv.Model = info.Models[0].ID
@@ -48,24 +63,4 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 		return srv, fmt.Errorf("server at %s does not serve model %q (it serves %s)", srv.URL, srv.Model, strings.Join(srv.Models, ", "))
 	}
 	return srv, nil
-}
-
-// resetPrefixCache asks the server to drop its prefix cache.
-func (r *Runner) resetPrefixCache(ctx context.Context, hc *http.Client) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+"/reset_prefix_cache", nil)
-	if err != nil {
-		return err
-	}
-	if r.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("POST %s/reset_prefix_cache: %w", redact.URL(r.base), unwrapURLError(err))
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("POST %s/reset_prefix_cache: HTTP %d (vLLM serves it only with VLLM_SERVER_DEV_MODE=1)", redact.URL(r.base), resp.StatusCode)
-	}
-	return nil
 }

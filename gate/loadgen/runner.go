@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfgate/perfgate/gate/engine"
 	"net/http"
 	"strings"
 	"sync"
@@ -32,6 +33,11 @@ type Runner struct {
 	detail  sync.Mutex      // serialises writes to cfg.Detailed
 	// detailErr is the first error writing detailed records.
 	detailErr error
+	// engine is the resolved engine profile (resolveEngine), with the
+	// version the server's own endpoint named when it was detected.
+	engineMu      sync.Mutex
+	engine        engine.Profile
+	engineVersion string
 	// onEvent is passed to clients (tests and benchmarks only).
 	onEvent func(anchor time.Time, at time.Duration, data []byte)
 }

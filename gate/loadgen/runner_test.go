@@ -365,6 +365,10 @@ func TestResetPrefixCache(t *testing.T) {
 	}
 	// A server without the endpoint (vLLM outside dev mode): a clear error.
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			_, _ = w.Write([]byte(`{"version":"0.11.0"}`))
+			return
+		}
 		if r.URL.Path == "/v1/models" {
 			_, _ = w.Write([]byte(`{"data":[{"id":"m"}]}`))
 			return

@@ -38,6 +38,18 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if err := ensureFDs(m); err != nil {
 		return fail(err.Error(), err)
 	}
+	c, err := r.withHeaders(c, m)
+	if err != nil {
+		return fail(err.Error(), err)
+	}
+	prof, err := r.resolveEngine(ctx, c.http) // Prepare resolved it already
+	if err != nil {
+		return fail(err.Error(), err)
+	}
+	if r.cfg.ResetPrefixCache && prof.CacheReset == nil {
+		err := r.resetPrefixCache(ctx, c.http, prof) // the error saying why
+		return fail(err.Error(), err)
+	}
 	for k := 0; k < n; k++ {
 		idx := len(res.Trials)
 		if ctx.Err() != nil {
@@ -49,7 +61,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 			return fail(err.Error(), err)
 		}
 		if r.cfg.ResetPrefixCache {
-			if err := r.resetPrefixCache(ctx, c.http); err != nil {
+			if err := r.resetPrefixCache(ctx, c.http, prof); err != nil {
 				return fail(err.Error(), err)
 			}
 		}
@@ -63,7 +75,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if r.cfg.CacheSalt {
 			salt = "perfgate-" + tag
 		}
-		bodies, err := encodeBodies(m, m.Requests, model, salt, !r.cfg.NoContinuousUsage)
+		bodies, err := encodeBodies(m, m.Requests, model, salt, prof, !r.cfg.NoContinuousUsage)
 		if err != nil {
 			return fail(err.Error(), err)
 		}
@@ -72,6 +84,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if warm != "" {
 			t.Warnings = append(t.Warnings, warm)
 		}
+		t.Warnings = append(t.Warnings, engineWarnings(m, prof)...)
 		// AfterTrial runs even for an interrupted trial, so server-side
 		// counters stay paired with what was measured; after an interrupt
 		// it gets a second at most, since the partial result must be
@@ -115,7 +128,7 @@ const interruptedHookTimeout = time.Second
 // interrupted is true when ctx was cancelled before every request was sent
 // and answered.
 func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
-	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0)
+	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0).Percentiles(m.MetricPercentiles...)
 	prog := r.startProgress(m, idx, of)
 	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS
@@ -268,7 +281,7 @@ func (r *Runner) warmup(ctx context.Context, m *workload.Manifest, c *client, mo
 		if r.cfg.CacheSalt || i >= len(m.Warmups) {
 			salt = fmt.Sprintf("perfgate-%s-w%d", tag, i/len(m.Warmups))
 		}
-		b, err := encodeBodies(m, reqs[i:i+1], model, salt, !r.cfg.NoContinuousUsage)
+		b, err := encodeBodies(m, reqs[i:i+1], model, salt, r.profile(), !r.cfg.NoContinuousUsage)
 		if err != nil {
 			return "", err
 		}

@@ -97,11 +97,16 @@ func toMicros(ms float64) int64 {
 	return int64(us)
 }
 
-// summary returns every stat of Stats. It sorts the kept values in place.
-func (d *dist) summary() map[Stat]float64 {
-	out := make(map[Stat]float64, len(Stats))
+// summary returns every stat of Stats and of extra (further percentiles).
+// It sorts the kept values in place.
+func (d *dist) summary(extra ...Stat) map[Stat]float64 {
+	stats := Stats
+	if len(extra) > 0 {
+		stats = append(append([]Stat(nil), Stats...), extra...)
+	}
+	out := make(map[Stat]float64, len(stats))
 	if d.n == 0 {
-		for _, st := range Stats {
+		for _, st := range stats {
 			out[st] = 0
 		}
 		return out
@@ -113,7 +118,7 @@ func (d *dist) summary() map[Stat]float64 {
 		d.sort()
 		pct = d.percentile
 	}
-	for _, st := range Stats {
+	for _, st := range stats {
 		switch st {
 		case Mean:
 			out[st] = d.mean

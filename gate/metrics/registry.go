@@ -69,7 +69,8 @@ var Distributions = []Distribution{
 
 // Stats are the statistics recorded for every distribution, in report
 // order. A percentile outside this list is a valid id (imported vLLM files
-// may carry p25 or p99.99), but a perfgate run never records it.
+// may carry p25 or p99.99); a perfgate run records it only when the
+// workload's metric_percentiles asks for it (Accumulator.Percentiles).
 var Stats = []Stat{Mean, Median, Std, Pct(50), Pct(90), Pct(95), Pct(99), Pct(99.9), Min, Max}
 
 // Scalars lists the per-trial scalar metrics, in report order.
@@ -144,7 +145,8 @@ func MustLookup(id string) Metric {
 // Recorded reports whether a result that perfgate measured or ran can
 // carry metric id: every scalar and offline id, and of the distributions
 // only the statistics of Stats. A gate rule on any other id (tpot_ms.p75)
-// would never find its metric, so workload files refuse it.
+// would never find its metric, so workload files refuse it unless their
+// metric_percentiles record it (RecordedWith).
 func Recorded(id string) bool {
 	pid, ok := ParseID(id)
 	if !ok {
@@ -153,6 +155,25 @@ func Recorded(id string) bool {
 	}
 	for _, s := range Stats {
 		if s == pid.Stat {
+			return true
+		}
+	}
+	return false
+}
+
+// RecordedWith is Recorded for a workload that also records the
+// percentiles extra (its metric_percentiles, vLLM's --metric-percentiles):
+// tpot_ms.p75 is recorded when extra holds 75, and refused otherwise.
+func RecordedWith(id string, extra []float64) bool {
+	if Recorded(id) {
+		return true
+	}
+	pid, ok := ParseID(id)
+	if !ok {
+		return false
+	}
+	for _, p := range extra {
+		if Pct(p) == pid.Stat {
 			return true
 		}
 	}

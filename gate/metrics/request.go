@@ -38,6 +38,10 @@ type Request struct {
 	// server was told to produce exactly that many.
 	MaxTokens int
 	IgnoreEOS bool
+	// Finish is the stream's last finish_reason ("stop", "length"; empty
+	// when the server sent none). It tells a request that stopped at EOS
+	// despite ignore_eos from one whose max_tokens the server clamped.
+	Finish string
 	// Chunks counts token messages. Gaps holds the ms between consecutive
 	// token messages (len Chunks-1). GapTokens, when the server sent
 	// continuous usage stats, holds the tokens each later chunk carried

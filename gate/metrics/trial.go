@@ -47,6 +47,34 @@ type Accumulator struct {
 	peak              peakRate
 	spans             []span
 	checks            consistency
+	// extra are percentiles recorded besides Stats (Percentiles).
+	extra []Stat
+}
+
+// Percentiles makes the trial also record the p-th percentile of every
+// distribution for each p of ps (0 < p < 100): a workload's
+// metric_percentiles, vLLM's --metric-percentiles. Percentiles Stats
+// already holds are recorded once. Call it before the first Add.
+func (a *Accumulator) Percentiles(ps ...float64) *Accumulator {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, p := range ps {
+		st := Pct(p)
+		if !(p > 0 && p < 100) || containsStat(Stats, st) || containsStat(a.extra, st) {
+			continue
+		}
+		a.extra = append(a.extra, st)
+	}
+	return a
+}
+
+func containsStat(list []Stat, st Stat) bool {
+	for _, s := range list {
+		if s == st {
+			return true
+		}
+	}
+	return false
 }
 
 type span struct{ start, end time.Duration }
@@ -55,8 +83,13 @@ type span struct{ start, end time.Duration }
 type consistency struct {
 	ignoreEOS, ignoreEOSOf int
 	firstIgnoreEOS         string
-	bad                    int
-	firstBad               string
+	// eosStops counts the ignore_eos requests that came back short with
+	// finish_reason "stop": the server stopped at EOS, so it does not
+	// honour ignore_eos (a clamped max_tokens ends with "length").
+	eosStops     int
+	firstEOSStop string
+	bad          int
+	firstBad     string
 }
 
 // NewAccumulator returns an accumulator judging goodput by slo. limit is
@@ -153,7 +186,13 @@ func truncate(s string, n int) string {
 func (a *Accumulator) check(r *Request) {
 	if r.IgnoreEOS && r.MaxTokens > 0 {
 		a.checks.ignoreEOSOf++
-		if r.OutputTokens != r.MaxTokens {
+		switch {
+		case r.OutputTokens < r.MaxTokens && r.Finish == "stop":
+			a.checks.eosStops++
+			if a.checks.firstEOSStop == "" {
+				a.checks.firstEOSStop = fmt.Sprintf("got %d tokens for max_tokens %d, finish_reason \"stop\"", r.OutputTokens, r.MaxTokens)
+			}
+		case r.OutputTokens != r.MaxTokens:
 			a.checks.ignoreEOS++
 			if a.checks.firstIgnoreEOS == "" {
 				a.checks.firstIgnoreEOS = fmt.Sprintf("got %d tokens for max_tokens %d", r.OutputTokens, r.MaxTokens)
@@ -222,7 +261,7 @@ func (a *Accumulator) Finish(duration time.Duration, gpus int, limits Limits) re
 		if dd.dropped {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("%s: more than %d samples; percentiles come from the histogram (0.1%% relative error)", d.Name, dd.limit))
 		}
-		for st, v := range dd.summary() {
+		for st, v := range dd.summary(a.extra...) {
 			t.Values[ID{d.Name, st}.String()] = v
 		}
 		if enc, err := encodeHist(dd.hist); err == nil {

@@ -164,7 +164,20 @@ func TestValidity(t *testing.T) {
 			r := ok()
 			r.IgnoreEOS, r.MaxTokens = true, 8
 			return []*Request{r}
-		}, DefaultLimits, "ignore_eos"},
+		}, DefaultLimits, "the server clamped or ignored max_tokens"},
+		// A short request that ended with finish_reason "stop" stopped at
+		// EOS: the server ignored ignore_eos, and the reason says so and
+		// how to fix the workload, instead of blaming max_tokens.
+		{"ignore_eos not honoured", func() []*Request {
+			r := ok()
+			r.IgnoreEOS, r.MaxTokens, r.Finish = true, 8, "stop"
+			return []*Request{r}
+		}, DefaultLimits, "1 of 1 ignore_eos requests stopped at EOS before max_tokens (e.g. got 2 tokens for max_tokens 8, finish_reason \"stop\"): the server does not honour ignore_eos; set `sampling.ignore_eos: false`"},
+		{"ignore_eos stop is not blamed on max_tokens", func() []*Request {
+			r := ok()
+			r.IgnoreEOS, r.MaxTokens, r.Finish = true, 8, "stop"
+			return []*Request{r}
+		}, DefaultLimits, "vLLM, SGLang, llama.cpp"},
 		{"dispatch lag", func() []*Request {
 			r := ok()
 			r.DispatchLag = 50 * msec

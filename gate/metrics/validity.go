@@ -42,6 +42,10 @@ func (a *Accumulator) judge(t *result.Trial, l Limits) (bool, string) {
 		why = append(why, fmt.Sprintf("%d of %d ignore_eos requests came back with a different token count than max_tokens (e.g. %s): the server clamped or ignored max_tokens",
 			a.checks.ignoreEOS, a.checks.ignoreEOSOf, a.checks.firstIgnoreEOS))
 	}
+	if a.checks.eosStops > 0 {
+		why = append(why, fmt.Sprintf("%d of %d ignore_eos requests stopped at EOS before max_tokens (e.g. %s): %s",
+			a.checks.eosStops, a.checks.ignoreEOSOf, a.checks.firstEOSStop, EOSRemedy))
+	}
 	if lag := t.Values["dispatch_lag_ms.p99"]; l.DispatchLagMs > 0 && lag > l.DispatchLagMs {
 		why = append(why, fmt.Sprintf("client saturated: dispatch lag p99 %.2f ms > %.2f ms", lag, l.DispatchLagMs))
 	}
@@ -73,6 +77,14 @@ func (a *Accumulator) judge(t *result.Trial, l Limits) (bool, string) {
 	}
 	return false, strings.Join(why, "; ")
 }
+
+// EOSRemedy names the cause and the remedy of ignore_eos requests that
+// stopped at EOS: the server does not honour ignore_eos (ollama and TGI
+// have no such option), so output lengths follow the model, not the
+// workload, and a change in the model's text would read as a change in
+// speed.
+const EOSRemedy = "the server does not honour ignore_eos; set `sampling.ignore_eos: false` in the workload " +
+	"(output lengths then follow the model), or use an engine that honours it (vLLM, SGLang, llama.cpp)"
 
 // errorSummary lists error counts by type, most frequent first.
 func errorSummary(errs map[string]int) string {

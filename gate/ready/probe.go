@@ -20,20 +20,23 @@ type prober struct {
 
 // attempt runs one pass of the protocol (see the package comment).
 func (p prober) attempt(ctx context.Context) (Info, error) {
-	status, _, err := p.get(ctx, "/health")
-	if err != nil {
-		return Info{}, err
-	}
 	healthy := false
-	switch status {
-	case http.StatusOK:
-		healthy = true
-	case http.StatusNotFound:
-		// No health endpoint: /v1/models decides.
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return Info{}, p.auth("/health", status)
-	default:
-		return Info{}, fmt.Errorf("GET /health: HTTP %d", status)
+	if !p.o.NoHealth {
+		hp := p.o.HealthPath
+		status, _, err := p.get(ctx, hp)
+		if err != nil {
+			return Info{}, err
+		}
+		switch status {
+		case http.StatusOK:
+			healthy = true
+		case http.StatusNotFound:
+			// No health endpoint: /v1/models decides.
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return Info{}, p.auth(hp, status)
+		default:
+			return Info{}, fmt.Errorf("GET %s: HTTP %d", hp, status)
+		}
 	}
 	status, body, err := p.get(ctx, "/v1/models")
 	if err != nil {
@@ -53,14 +56,24 @@ func (p prober) attempt(ctx context.Context) (Info, error) {
 	}
 	models, err := parseModels(body)
 	if err != nil {
+		if errors.Is(err, errNoModels) && p.o.NoModelsHint != "" {
+			return Info{}, fmt.Errorf("GET /v1/models: %w (%s)", err, p.o.NoModelsHint)
+		}
 		return Info{}, fmt.Errorf("GET /v1/models: %w", err)
 	}
 	info := Info{URL: p.base, Models: models, Health: healthy}
+	if healthy && p.o.HealthPath != "/health" {
+		info.HealthPath = p.o.HealthPath
+	}
 	if status, body, err := p.get(ctx, "/version"); err == nil && status == http.StatusOK {
 		info.Version = parseVersion(body)
 	}
 	return info, nil
 }
+
+// errNoModels is a /v1/models list without entries: the server is up but
+// serves no model yet.
+var errNoModels = errors.New("no models listed")
 
 // parseModels reads GET /v1/models ({"data": [{"id": ..., "max_model_len":
 // ...}]}). An empty list, or an entry without an id, is not ready yet.
@@ -72,7 +85,7 @@ func parseModels(body []byte) ([]Model, error) {
 		return nil, err
 	}
 	if len(list.Data) == 0 {
-		return nil, errors.New("no models listed")
+		return nil, errNoModels
 	}
 	for i, m := range list.Data {
 		if m.ID == "" {

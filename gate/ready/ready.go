@@ -17,6 +17,10 @@
 //  3. GET /version, best effort: it names the server's version when it
 //     has one.
 //
+// An engine profile (gate/engine) may name its own health path, or none
+// (Options.HealthPath, Options.NoHealth): ollama has no /health, so its
+// readiness is /v1/models alone and no probe waits on a 404.
+//
 // Answers that waiting cannot change end the wait at once instead of after
 // a timeout of minutes. The package does no I/O besides the probes; hints
 // go to the writer it is given.
@@ -60,6 +64,15 @@ type Options struct {
 	// server (a launched server's environment and flags); nil: the API
 	// key and credential shapes only.
 	Scrubber *redact.Scrubber
+	// HealthPath is the health endpoint probed in step 1; "/health" when
+	// empty. NoHealth skips step 1: the engine has no health endpoint
+	// (ollama), so /v1/models alone decides.
+	HealthPath string
+	NoHealth   bool
+	// NoModelsHint is added to the "no models listed" answer: how the
+	// engine comes to list a model (ollama lists one only once it was
+	// pulled or created), so a wait of minutes says what is missing.
+	NoModelsHint string
 	// Timeout bounds the whole wait; DefaultTimeout when zero.
 	Timeout time.Duration
 	// Interval is the pause between attempts; DefaultInterval when zero.
@@ -91,6 +104,9 @@ type Info struct {
 	// Health is true when GET /health answered 200; false when the server
 	// has no /health (404) and /v1/models stands in for it.
 	Health bool
+	// HealthPath is the health endpoint that answered ("" means
+	// "/health").
+	HealthPath string
 }
 
 // IDs returns the model ids in the server's order.
@@ -107,6 +123,9 @@ func (i Info) IDs() []string {
 // server without /health is not declared dead for lacking one.
 func (i Info) LivenessPath() string {
 	if i.Health {
+		if i.HealthPath != "" {
+			return i.HealthPath
+		}
 		return "/health"
 	}
 	return "/v1/models"
@@ -240,6 +259,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HintEvery <= 0 {
 		o.HintEvery = DefaultHintEvery
+	}
+	if o.HealthPath == "" {
+		o.HealthPath = "/health"
 	}
 	return o
 }

@@ -209,3 +209,39 @@ func TestAlive(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitProfileHealth: an engine profile without a health endpoint
+// (ollama) is never probed on /health, even one that would answer 503;
+// a profile's own health path is probed in its place and becomes the
+// liveness path.
+func TestWaitProfileHealth(t *testing.T) {
+	f := &fake{health: 503, models: 200} // /health would hold the wait
+	ts := httptest.NewServer(f.handler())
+	defer ts.Close()
+	info, err := Wait(context.Background(), Options{URL: ts.URL, NoHealth: true, Timeout: 2 * time.Second, Interval: 20 * time.Millisecond})
+	if err != nil || info.Health || info.LivenessPath() != "/v1/models" || f.healthHits.Load() != 0 {
+		t.Errorf("NoHealth: %+v, %v, %d /health probes", info, err, f.healthHits.Load())
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ping", func(w http.ResponseWriter, r *http.Request) {})
+	mux.Handle("/", f.handler())
+	ts2 := httptest.NewServer(mux)
+	defer ts2.Close()
+	info, err = Wait(context.Background(), Options{URL: ts2.URL, HealthPath: "/ping", Timeout: 2 * time.Second, Interval: 20 * time.Millisecond})
+	if err != nil || !info.Health || info.LivenessPath() != "/ping" {
+		t.Errorf("HealthPath /ping: %+v, %v", info, err)
+	}
+}
+
+// TestWaitNoModelsHint: a server that lists no model says, in the error
+// after the timeout, how the engine comes to list one.
+func TestWaitNoModelsHint(t *testing.T) {
+	f := &fake{health: 404, models: 200, noModels: true}
+	ts := httptest.NewServer(f.handler())
+	defer ts.Close()
+	_, err := Wait(context.Background(), Options{URL: ts.URL, NoHealth: true, NoModelsHint: "pull it first",
+		Timeout: 300 * time.Millisecond, Interval: 20 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "GET /v1/models: no models listed (pull it first)") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -66,6 +66,7 @@ func serverContext(d *Data, cell string) string {
 	if len(parts) > 0 {
 		fmt.Fprintf(&s, "\nServer `/metrics`, baseline → candidate: %s.\n", strings.Join(parts, " · "))
 	}
+	s.WriteString(healthContext(d, cell))
 	if warns := trialWarnings(c); len(warns) > 0 {
 		s.WriteString("\nCandidate trial warnings:\n")
 		for _, w := range warns {

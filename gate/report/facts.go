@@ -86,6 +86,14 @@ func runFacts(d *Data) string {
 			return strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version + " " + r.Source)
 		}},
 	}
+	if engineOf(b) != "" || engineOf(c) != "" {
+		// The engine profile decides what was sent and how /metrics were
+		// read (docs/engines.md); results from before profiles have none.
+		rows = slices.Insert(rows, 3, struct {
+			name string
+			get  func(*result.Result) string
+		}{"Engine", engineOf})
+	}
 	var s strings.Builder
 	n := armsOf(d)
 	fmt.Fprintf(&s, "| | %s | %s |\n|---|---|---|\n", n.base, n.cand)
@@ -100,6 +108,15 @@ func runFacts(d *Data) string {
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", row.name, factCell(bv), factCell(cv))
 	}
 	return s.String()
+}
+
+// engineOf is the engine profile r was measured with: the result's own
+// record, else its fingerprint's.
+func engineOf(r *result.Result) string {
+	if r == nil {
+		return ""
+	}
+	return orStr(r.Server.Engine, fp(r, result.KeyServerEngine))
 }
 
 // factCell escapes a fact; unknown facts say so rather than hiding the row.
@@ -245,7 +262,7 @@ func envFacts(r *result.Result) string {
 
 // otherFingerprint lists fingerprint keys no other row shows.
 func otherFingerprint(r *result.Result) string {
-	inRow := map[string]bool{result.KeyGPUName: true, result.KeyGPUCount: true, result.KeyServerArgv: true, "server.args": true, "server.command": true,
+	inRow := map[string]bool{result.KeyGPUName: true, result.KeyGPUCount: true, result.KeyServerArgv: true, "server.args": true, "server.command": true, result.KeyServerEngine: true,
 		"server.kv_cache_dtype": true, "vllm.kv_cache_dtype": true, "server.quantization": true, "vllm.quantization": true,
 		"server.tensor_parallel_size": true, "server.pipeline_parallel_size": true, "server.data_parallel_size": true, "server.enable_expert_parallel": true}
 	var kv []string
@@ -347,7 +364,11 @@ func shape(r *result.Result) string {
 			if l.Concurrency > 0 {
 				conc = strconv.Itoa(l.Concurrency)
 			}
-			parts = append(parts, "concurrency "+conc, "rate "+result.FormatRate(l.Rate))
+			rate := "rate " + result.FormatRate(l.Rate)
+			if r := l.RampUp; r != nil { // vLLM records rate inf beside a ramp
+				rate = fmt.Sprintf("rate %s ramp %s to %s", r.Strategy, result.FormatRate(r.StartRPS), result.FormatRate(r.EndRPS))
+			}
+			parts = append(parts, "concurrency "+conc, rate)
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -20,6 +20,13 @@ const (
 	KeyServerArgv = "server.argv"
 	KeyCPUModel   = "cpu.model"
 	KeyKernel     = "kernel"
+	// KeyServerEngine is the engine profile the run used (gate/engine);
+	// KeyServerVersion the version of an engine other than vLLM, whose
+	// own stays under KeyVLLMVersion. KeyTensorParallel is the
+	// tensor-parallel degree read from the launch command.
+	KeyServerEngine   = "server.engine"
+	KeyServerVersion  = "server.version"
+	KeyTensorParallel = "server.tensor_parallel_size"
 
 	// Keys of results imported from `vllm bench serve` files.
 	KeyBenchBackend   = "bench.backend"

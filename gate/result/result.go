@@ -145,6 +145,9 @@ type Server struct {
 	MaxModelLen int `json:"max_model_len,omitempty"`
 	// GPUs is the GPU count throughput is normalised by (0: unknown).
 	GPUs int `json:"gpus,omitempty"`
+	// Engine is the engine profile the run used (gate/engine: vllm,
+	// sglang, ollama, llamacpp, tgi, openai), configured or detected.
+	Engine string `json:"engine,omitempty"`
 	// LogTail is the end of the server's log when perfgate launched it and
 	// it failed.
 	LogTail string `json:"log_tail,omitempty"`
@@ -175,6 +178,10 @@ type Trial struct {
 	// Server holds what the server's /metrics said about this trial:
 	// counter deltas, gauge means and maxima, histogram means.
 	Server map[string]float64 `json:"server,omitempty"`
+	// Health is what perfgate saw of the runner during the trial (GPU
+	// clocks, throttling, other GPU processes, host load); nil when it was
+	// not sampled.
+	Health *Health `json:"health,omitempty"`
 	// Warnings are caveats about this trial that did not invalidate it.
 	Warnings []string `json:"warnings,omitempty"`
 }

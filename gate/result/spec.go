@@ -52,6 +52,17 @@ type Spec struct {
 	Sampling Sampling
 	Warmups  int
 	SLO      SLO
+	// ExtraBody is the JSON object merged into every request body
+	// (vllm bench serve --extra-body), compact with sorted keys; nil when
+	// the workload sets none.
+	ExtraBody json.RawMessage
+	// Headers are the extra request headers (vllm bench serve --header).
+	// A header whose value comes from the environment records only the
+	// variable's name: results never hold a secret.
+	Headers []Header
+	// MetricPercentiles are the percentiles recorded besides the fixed
+	// ones (vllm bench serve --metric-percentiles).
+	MetricPercentiles []float64
 
 	// Command is the benchmark of a command cell, nil otherwise.
 	Command *Command
@@ -71,6 +82,32 @@ type Dataset struct {
 	Path         string      `json:"path,omitempty"`
 	SHA256       string      `json:"sha256,omitempty"`
 	TokenIDs     *TokenRange `json:"token_ids,omitempty"`
+	// The replay settings of a trace dataset: the file's format (jsonl or
+	// csv), seconds per timestamp unit, the tokens each hash id stands
+	// for, and the replayed window in seconds (0: the whole trace).
+	Format          string  `json:"format,omitempty"`
+	TimeScale       float64 `json:"time_scale,omitempty"`
+	HashBlockTokens int     `json:"hash_block_tokens,omitempty"`
+	MaxDurationS    float64 `json:"max_duration_s,omitempty"`
+	// Fields renames the trace's keys or columns, by role.
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// Header is one extra request header: a literal Value, or Env, the name
+// of the environment variable the runner reads the (secret) value from.
+type Header struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
+	Env   string `json:"env,omitempty"`
+}
+
+// RampUp is vLLM's request-rate ramp (--ramp-up-strategy,
+// --ramp-up-start-rps, --ramp-up-end-rps): request i of n is sent at
+// StartRPS moved towards EndRPS by i/(n-1), linearly or geometrically.
+type RampUp struct {
+	Strategy string  `json:"strategy"`
+	StartRPS float64 `json:"start_rps"`
+	EndRPS   float64 `json:"end_rps"`
 }
 
 // TokenRange is an inclusive range of token ids.
@@ -88,6 +125,9 @@ type Load struct {
 	Concurrency int
 	Rate        float64
 	Burstiness  float64
+	// RampUp, when set, replaces the fixed rate (Rate is then +Inf, as
+	// vLLM records it).
+	RampUp *RampUp
 }
 
 // Sampling pins the sampling parameters, since servers' defaults change
@@ -98,6 +138,16 @@ type Sampling struct {
 	Seed        *int64   `json:"seed,omitempty"`
 	IgnoreEOS   bool     `json:"ignore_eos,omitempty"`
 	MinTokens   int      `json:"min_tokens,omitempty"`
+	// The vLLM sampling extensions (vllm bench serve --top-k, --min-p,
+	// --frequency-penalty, --presence-penalty, --repetition-penalty). They
+	// are pointers so an unset one is left out of the request and of the
+	// spec: the server's default applies, and the encoding (and manifest
+	// hash) of a workload that sets none is what it was before they existed.
+	TopK              *int     `json:"top_k,omitempty"`
+	MinP              *float64 `json:"min_p,omitempty"`
+	FrequencyPenalty  *float64 `json:"frequency_penalty,omitempty"`
+	PresencePenalty   *float64 `json:"presence_penalty,omitempty"`
+	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
 }
 
 // SLO thresholds in milliseconds for goodput: a successful request is good

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -27,13 +28,19 @@ type servingWire struct {
 	TimeoutS    float64     `json:"timeout_s"`
 	SLO         SLO         `json:"slo"`
 	Gate        []GateRule  `json:"gate,omitempty"`
+	// The request options added after the layout was frozen: each is
+	// left out when unset, so older specs encode byte for byte as before.
+	ExtraBody         json.RawMessage `json:"extra_body,omitempty"`
+	Headers           []Header        `json:"headers,omitempty"`
+	MetricPercentiles []float64       `json:"metric_percentiles,omitempty"`
 }
 
 type loadWire struct {
-	Requests    int    `json:"requests"`
-	Concurrency int    `json:"concurrency"`
-	Rate        number `json:"rate"`
-	Burstiness  number `json:"burstiness"`
+	Requests    int     `json:"requests"`
+	Concurrency int     `json:"concurrency"`
+	Rate        number  `json:"rate"`
+	Burstiness  number  `json:"burstiness"`
+	RampUp      *RampUp `json:"ramp_up,omitempty"`
 }
 
 // commandWire is a command cell's spec.
@@ -83,6 +90,10 @@ type specFields struct {
 	Gate        []GateRule  `json:"gate"`
 	Command     *Command    `json:"command"`
 
+	ExtraBody         json.RawMessage `json:"extra_body"`
+	Headers           []Header        `json:"headers"`
+	MetricPercentiles []float64       `json:"metric_percentiles"`
+
 	NumPrompts     int     `json:"num_prompts"`
 	RequestRate    *number `json:"request_rate"`
 	Burstiness     *number `json:"burstiness"`
@@ -100,9 +111,10 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 		return json.Marshal(servingWire{
 			Name: s.Name, Cell: s.Cell, Description: s.Description, API: s.API, Model: s.Model,
 			GPUs: s.GPUs, Dataset: s.Dataset,
-			Load:     loadWire{Requests: s.Load.Requests, Concurrency: s.Load.Concurrency, Rate: number(s.Load.Rate), Burstiness: number(s.Load.Burstiness)},
+			Load:     loadWire{Requests: s.Load.Requests, Concurrency: s.Load.Concurrency, Rate: number(s.Load.Rate), Burstiness: number(s.Load.Burstiness), RampUp: s.Load.RampUp},
 			Sampling: s.Sampling, Warmups: s.Warmups, Trials: s.Trials, TimeoutS: s.TimeoutS,
 			SLO: s.SLO, Gate: s.Gate,
+			ExtraBody: s.ExtraBody, Headers: s.Headers, MetricPercentiles: s.MetricPercentiles,
 		})
 	case KindCommand:
 		var c Command
@@ -149,7 +161,8 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 	case "", KindServing:
 		out.Kind = KindServing
 		out.API, out.Model, out.Dataset, out.Sampling, out.Warmups, out.SLO = f.API, f.Model, f.Dataset, f.Sampling, f.Warmups, f.SLO
-		out.Load = Load{Requests: f.Load.Requests, Concurrency: f.Load.Concurrency, Rate: float64(f.Load.Rate), Burstiness: float64(f.Load.Burstiness)}
+		out.Load = Load{Requests: f.Load.Requests, Concurrency: f.Load.Concurrency, Rate: float64(f.Load.Rate), Burstiness: float64(f.Load.Burstiness), RampUp: f.Load.RampUp}
+		out.ExtraBody, out.Headers, out.MetricPercentiles = compact(f.ExtraBody), f.Headers, f.MetricPercentiles
 	case KindCommand:
 		out.Command = f.Command
 		if out.Command == nil {
@@ -173,4 +186,18 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 	}
 	*s = out
 	return nil
+}
+
+// compact returns raw JSON in its compact form: a result file re-indents
+// the spec it holds, and extra_body must read back as the canonical
+// bytes that were sent and hashed. null and nil read as nil.
+func compact(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
 }

@@ -23,6 +23,11 @@ var specGolden = []string{
 	`{"kind":"vllm-bench","num_prompts":100,"request_rate":"inf","burstiness":1,"max_concurrency":0,"mean_input_len":214,"mean_output_len":200}`,
 	`{"kind":"vllm-bench","num_prompts":10,"request_rate":"2.5","burstiness":0.5,"max_concurrency":0,"mean_input_len":100,"mean_output_len":50,"endpoint_type":"openai-chat"}`,
 	`{"kind":"vllm-bench","num_prompts":10,"request_rate":"2.5","burstiness":"inf","max_concurrency":4,"mean_input_len":100,"mean_output_len":50,"ramp_up":"linear 1-\u003e10"}`,
+	// Serving cells with the request options added later (sampling
+	// extensions, ramp-up, extra_body, headers, metric_percentiles) and a
+	// trace dataset, as the workload expander writes them.
+	`{"name":"t-options","cell":"t-options","api":"chat","model":"","dataset":{"kind":"random","input_tokens":64,"output_tokens":16,"range_ratio":0,"seed":3},"load":{"requests":20,"concurrency":0,"rate":"inf","burstiness":"inf","ramp_up":{"strategy":"linear","start_rps":1,"end_rps":10}},"sampling":{"temperature":0,"ignore_eos":true,"top_k":20,"min_p":0.05,"frequency_penalty":0.5,"presence_penalty":-0.5,"repetition_penalty":1.05},"warmups":20,"trials":{"min":5,"max":10},"timeout_s":600,"slo":{},"gate":[{"metric":"tpot_ms.p75","tolerance":0.05}],"extra_body":{"chat_template_kwargs":{"enable_thinking":false},"priority":1},"headers":[{"name":"X-Route","value":"canary"},{"name":"X-Tenant-Key","env":"PERFGATE_TENANT_KEY"}],"metric_percentiles":[25,75,99]}`,
+	`{"name":"t-azure","cell":"t-azure","api":"completions","model":"","dataset":{"kind":"trace","range_ratio":0,"seed":0,"path":"../data/azure.csv","sha256":"3d90fc123a52c0e6c0a2f5548294011a5a200d29674f4dbb76b627caf242f739","format":"csv","time_scale":1,"hash_block_tokens":16,"fields":{"input_length":"ContextTokens","output_length":"GeneratedTokens","timestamp":"TIMESTAMP"}},"load":{"requests":10,"concurrency":0,"rate":"inf","burstiness":1},"sampling":{"temperature":0,"ignore_eos":true},"warmups":0,"trials":{"min":5,"max":10},"timeout_s":600,"slo":{}}`,
 }
 
 func TestSpecRoundTrip(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
 )
@@ -53,6 +54,12 @@ type Config struct {
 	// Hints, when set, receives a line every half minute while readiness
 	// is awaited, saying what perfgate waits for.
 	Hints io.Writer
+	// Engine is the server's engine profile (server.engine); "" or auto
+	// reads it from Command (engine.FromArgv) where the command is an
+	// engine's own, else the default protocol applies. The profile's
+	// health path is what readiness probes: ollama has none, so it is
+	// ready the moment /v1/models lists a model.
+	Engine engine.Name
 }
 
 // Defaults for Config.
@@ -75,6 +82,7 @@ type Process struct {
 
 	apiKey string
 	hints  io.Writer
+	engine engine.Name
 
 	done    chan struct{}
 	waitErr error // set before done is closed
@@ -134,7 +142,7 @@ func Start(cfg Config) (*Process, error) {
 	// forever once the group is gone.
 	cmd.WaitDelay = grace
 	p := &Process{cmd: cmd, log: log, file: file, grace: grace, url: cfg.URL, done: make(chan struct{}),
-		apiKey: cfg.APIKey, hints: cfg.Hints}
+		apiKey: cfg.APIKey, hints: cfg.Hints, engine: launchEngine(cfg)}
 	started := make(chan error, 1)
 	startAndWait(cmd, started, func(err error) {
 		p.waitErr = err

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/ready"
 )
 
@@ -89,10 +90,14 @@ func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.D
 		}
 	}
 	left := timeout - time.Since(start)
-	info, err := ready.Wait(ctx, ready.Options{
+	opts := ready.Options{
 		URL: p.url, Client: client, APIKey: p.apiKey, Scrubber: p.log.scrub, Timeout: max(left, time.Millisecond),
 		Interval: pollInterval, Died: p.done, Hints: p.hints,
-	})
+	}
+	if prof, err := engine.Get(p.engine); err == nil {
+		opts.HealthPath, opts.NoHealth, opts.NoModelsHint = prof.HealthPath, prof.HealthPath == "", prof.NoModelsHint
+	}
+	info, err := ready.Wait(ctx, opts)
 	if err != nil {
 		if p.Err() != nil {
 			return Info{}, p.Err()
@@ -106,6 +111,23 @@ func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.D
 	p.info = info
 	return info, nil
 }
+
+// launchEngine is the profile a launched server's readiness follows: the
+// configured one, else the one its command names, else none ("": the
+// default protocol, where a 404 on /health falls back to /v1/models).
+func launchEngine(cfg Config) engine.Name {
+	if cfg.Engine != "" && cfg.Engine != engine.Auto {
+		return cfg.Engine
+	}
+	if n, ok := engine.FromArgv(cfg.Command); ok {
+		return n
+	}
+	return ""
+}
+
+// Engine is the engine profile the launched server's readiness followed
+// ("" when neither configured nor recognisable from its command).
+func (p *Process) Engine() engine.Name { return p.engine }
 
 // URL is the server's base URL: configured, or announced once Ready saw it.
 func (p *Process) URL() string { return p.url }

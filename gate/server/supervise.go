@@ -24,7 +24,7 @@ func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx
 	if err != nil {
 		return err
 	}
-	runCtx, cancel := context.WithCancelCause(ctx)
+	runCtx, cancel := context.WithCancelCause(withGroup(ctx, p.Pid()))
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	failed := p.Watch(watchCtx, client, DefaultWatchInterval, DefaultWatchFailures)
 	watched := make(chan error, 1)

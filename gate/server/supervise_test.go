@@ -50,6 +50,11 @@ func TestSuperviseClean(t *testing.T) {
 		if info.Version != "0.0.0-test" {
 			t.Errorf("info = %+v", info)
 		}
+		// The callback's context names the server's process group, for
+		// the runner-health hook (gate/health).
+		if g := Group(ctx); g <= 0 || !groupAlive(g) {
+			t.Errorf("Group(ctx) = %d, want the live server's process group", g)
+		}
 		return runErr
 	})
 	if !errors.Is(err, runErr) {

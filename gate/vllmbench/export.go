@@ -29,6 +29,7 @@ type loadShape struct {
 	burstiness  float64 // +Inf: constant spacing
 	concurrency int     // 0: unlimited
 	endpoint    string
+	ramp        *result.RampUp // nil: a fixed rate
 }
 
 // shapeOf reads the load shape of r. A spec that cannot be read, or a
@@ -55,6 +56,7 @@ func shapeOf(r *result.Result) loadShape {
 	if l.Concurrency > 0 {
 		s.concurrency = l.Concurrency
 	}
+	s.ramp = l.RampUp
 	switch {
 	case spec.Bench != nil:
 		s.endpoint = spec.Bench.EndpointType
@@ -142,6 +144,11 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 		o.add("max_concurrency", shape.concurrency)
 	} else {
 		o.add("max_concurrency", nil)
+	}
+	if r := shape.ramp; r != nil { // vLLM writes these only with a ramp
+		o.add("ramp_up_strategy", r.Strategy)
+		o.add("ramp_up_start_rps", r.StartRPS)
+		o.add("ramp_up_end_rps", r.EndRPS)
 	}
 	for _, k := range sortedKeys(fp) {
 		if m, ok := strings.CutPrefix(k, result.MetaPrefix); ok && !knownKeys[m] {

@@ -50,7 +50,8 @@ func (m *Manifest) IsCommand() bool { return m.Kind == KindCommand }
 var (
 	commandKeys = []string{"name", "description", "kind", "command", "gpus", "trials", "gate"}
 	servingOnly = map[string]bool{"api": true, "model": true, "dataset": true, "load": true,
-		"sampling": true, "warmups": true, "timeout": true, "slo": true}
+		"sampling": true, "warmups": true, "timeout": true, "slo": true,
+		"extra_body": true, "headers": true, "metric_percentiles": true}
 	envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 

@@ -21,6 +21,7 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 		return []*Manifest{f.expandCommand()}, nil, nil
 	}
 	var measured []item
+	var warnings []*Error
 	if generated(f.Dataset.Kind) {
 		measured = f.generate(f.Load.Requests, "")
 	} else {
@@ -28,6 +29,7 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 		if missing {
 			return nil, errs, nil
 		}
+		errs, warnings = splitWarnings(errs)
 		if len(errs) > 0 {
 			return nil, nil, errs
 		}
@@ -40,7 +42,7 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 	}
 	var out []*Manifest
 	for _, c := range f.cells() {
-		at := arrivals(len(measured), c.rate, f.Load.Burstiness, newStream(f.Dataset.Seed, "arrivals"))
+		at := f.schedule(measured, c.rate)
 		reqs := make([]Request, len(measured))
 		for i, it := range measured {
 			reqs[i] = f.request(i, it, at[i])
@@ -62,12 +64,55 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 			Requests:    reqs,
 			Warmups:     warmups,
 			GPUs:        f.GPUs,
+			ExtraBody:   f.ExtraBody,
+			Headers:     f.Headers,
+			RampUp:      f.Load.RampUp,
+			Trace:       f.traceNote(),
+
+			MetricPercentiles: f.MetricPercentiles,
+			Warnings:          warningTexts(warnings),
 		}
 		m.Spec = f.spec(c)
 		m.Hash = Hash(m)
 		out = append(out, m)
 	}
-	return out, nil, nil
+	return out, warnings, nil
+}
+
+// schedule returns the arrival offsets of the measured items of a cell
+// at rate: a trace's own timestamps, vLLM's ramp, or the fixed-rate
+// schedule. Every cell draws from a fresh "arrivals" stream, so the
+// schedule depends only on the seed and the load point.
+func (f *File) schedule(measured []item, rate float64) []time.Duration {
+	s := newStream(f.Dataset.Seed, "arrivals")
+	switch {
+	case f.Dataset.Kind == KindTrace:
+		return traceArrivals(measured)
+	case f.Load.RampUp != nil:
+		return rampArrivals(len(measured), *f.Load.RampUp, f.Load.Burstiness, s)
+	}
+	return arrivals(len(measured), rate, f.Load.Burstiness, s)
+}
+
+// splitWarnings separates the warnings of a dataset read from its errors.
+func splitWarnings(all []*Error) (errs, warnings []*Error) {
+	for _, e := range all {
+		if e.Warning {
+			warnings = append(warnings, e)
+		} else {
+			errs = append(errs, e)
+		}
+	}
+	return errs, warnings
+}
+
+// warningTexts is the text of each warning, as a manifest carries them.
+func warningTexts(ws []*Error) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Error())
+	}
+	return out
 }
 
 // request shapes an item for the workload's API. Token ids (exact length)

@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -72,20 +74,25 @@ func (f *File) readDataset() (items []item, missing bool, errs []*Error) {
 		all, errs = readShareGPT(path, ds.OutputTokens)
 	case KindJSONL:
 		all, errs = readJSONL(path, ds.OutputTokens)
+	case KindTrace:
+		// load.requests caps a trace's replay instead of sizing a sample.
+		all, errs = f.readTrace(path)
+		return all, false, errs
 	}
-	if len(errs) > 0 {
+	if fatal, _ := splitWarnings(errs); len(fatal) > 0 {
 		return nil, false, errs
 	}
 	n := f.Load.Requests
 	if len(all) < n {
 		return nil, false, fail(f.lines.requests, "load.requests is %d but dataset file %s has only %d usable prompts", n, ds.Path, len(all))
 	}
+	warnings := errs // only warnings are left
 	if ds.Kind == KindShareGPT {
 		// vLLM samples ShareGPT after a seeded shuffle; so do we, with PCG.
 		s := newStream(ds.Seed, "sharegpt/order")
 		s.shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 	}
-	return all[:n:n], false, nil
+	return all[:n:n], false, warnings
 }
 
 func fileSHA256(path string) (string, error) {
@@ -208,9 +215,15 @@ type jsonlRecord struct {
 	InputTokens  *int    `json:"input_tokens"`
 }
 
+// jsonlFields are the keys of jsonlRecord, to name the ones ignored.
+var jsonlFields = map[string]bool{"prompt": true, "output_tokens": true, "input_tokens": true}
+
 // readJSONL reads one {"prompt", "output_tokens", "input_tokens"?} object
 // per line, in file order. Blank lines are skipped. output_tokens may be
 // left out when the workload sets dataset.output_tokens, which overrides it.
+// Other keys ({"prompt": ..., "id": 1}, vLLM's custom dataset lines) are
+// ignored, as vLLM ignores them, and named once in a warning with the
+// first line that has each.
 func readJSONL(path string, output int) ([]item, []*Error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -226,6 +239,7 @@ func readJSONL(path string, output int) ([]item, []*Error) {
 			errs = append(errs, &Error{File: path, Line: line, Msg: fmt.Sprintf(format, args...)})
 		}
 	}
+	ignored := map[string]int{}
 	line := 0
 	for sc.Scan() {
 		line++
@@ -234,16 +248,11 @@ func readJSONL(path string, output int) ([]item, []*Error) {
 			continue
 		}
 		var rec jsonlRecord
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rec); err != nil {
-			bad(line, "invalid JSON line: %v", err)
+		if err := decodeLine(b, &rec); err != nil {
+			bad(line, "%v", err)
 			continue
 		}
-		if dec.More() {
-			bad(line, "one JSON object per line: found more after it")
-			continue
-		}
+		noteIgnored(b, line, jsonlFields, ignored)
 		switch {
 		case rec.Prompt == nil || *rec.Prompt == "":
 			bad(line, "prompt is missing or empty")
@@ -270,5 +279,41 @@ func readJSONL(path string, output int) ([]item, []*Error) {
 	if err := sc.Err(); err != nil {
 		bad(line+1, "reading: %v", err)
 	}
+	if w := ignoredWarning(path, ignored, "a jsonl dataset uses prompt, output_tokens and input_tokens"); w != nil {
+		errs = append(errs, w)
+	}
 	return items, errs
+}
+
+// noteIgnored records in ignored the first line of each key of the JSON
+// object raw that known does not hold.
+func noteIgnored(raw []byte, line int, known map[string]bool, ignored map[string]int) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &keys) != nil {
+		return
+	}
+	for k := range keys {
+		if _, seen := ignored[k]; !known[k] && !seen {
+			ignored[k] = line
+		}
+	}
+}
+
+// ignoredWarning is one warning naming every ignored key, at the first
+// line that had one; nil when none was.
+func ignoredWarning(path string, ignored map[string]int, uses string) *Error {
+	if len(ignored) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(ignored))
+	first := 0
+	for k, l := range ignored {
+		keys = append(keys, k)
+		if first == 0 || l < first {
+			first = l
+		}
+	}
+	sort.Strings(keys)
+	return &Error{File: path, Line: first, Warning: true,
+		Msg: fmt.Sprintf("fields ignored: %s (%s)", strings.Join(keys, ", "), uses)}
 }

@@ -1,5 +1,7 @@
 package workload
 
+import "time"
+
 // item is one request's content before the API shapes it: token ids or
 // text, the intended input length, and max_tokens.
 type item struct {
@@ -7,6 +9,7 @@ type item struct {
 	text   string
 	input  int
 	output int
+	at     time.Duration // a trace's arrival offset; unused otherwise
 }
 
 // content generates a prompt of n tokens with s: token ids for the

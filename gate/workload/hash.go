@@ -38,6 +38,15 @@ type hashSettings struct {
 	Burstiness  number   `json:"burstiness"`
 	Sampling    Sampling `json:"sampling"`
 	SLO         SLO      `json:"slo"`
+	// The request options of docs/workloads.md that change what is sent.
+	// Each is left out when unset, so the hash of a workload without them
+	// is what it was before they existed. A header read from the
+	// environment is covered by its name and variable, never its value:
+	// rotating a token must not invalidate a baseline, and the hash input
+	// must not hold a secret.
+	ExtraBody json.RawMessage `json:"extra_body,omitempty"`
+	Headers   []Header        `json:"headers,omitempty"`
+	RampUp    *RampUp         `json:"ramp_up,omitempty"`
 }
 
 // Hash returns the hex sha256 of the canonical encoding of m: the version
@@ -57,6 +66,7 @@ func Hash(m *Manifest) string {
 	settings, _ := json.Marshal(hashSettings{
 		API: m.API, Model: m.Model, Concurrency: m.Concurrency, Rate: number(m.Rate),
 		Burstiness: number(m.Burstiness), Sampling: m.Sampling, SLO: m.SLO,
+		ExtraBody: m.ExtraBody, Headers: m.Headers, RampUp: m.RampUp,
 	})
 	var buf []byte
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(settings)))

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 
@@ -64,6 +65,22 @@ type Manifest struct {
 	// requests); KindServing or empty for a serving workload.
 	Kind    string
 	Command *Command
+	// ExtraBody is a JSON object merged into every request body (nil:
+	// none); Headers are sent with every request. See docs/workloads.md.
+	ExtraBody json.RawMessage
+	Headers   []Header
+	// RampUp is the rate ramp the arrivals follow (nil: a fixed rate).
+	RampUp *RampUp
+	// Trace describes the trace whose timestamps the arrivals replay
+	// ("trace.jsonl, time_scale 0.001"); empty for other datasets. Rate
+	// and Burstiness then mean nothing.
+	Trace string
+	// MetricPercentiles are the percentiles recorded besides the fixed
+	// ones.
+	MetricPercentiles []float64
+	// Warnings are problems found while expanding the cell that did not
+	// invalidate it (dataset fields that were ignored); plan prints them.
+	Warnings []string
 }
 
 // Request is one request of a manifest.
@@ -102,6 +119,10 @@ type (
 	// GateRule overrides the verdict policy for one metric id in this
 	// workload.
 	GateRule = result.GateRule
+	// Header is one extra request header.
+	Header = result.Header
+	// RampUp is vLLM's request-rate ramp.
+	RampUp = result.RampUp
 	// TokenRange is an inclusive range of token ids.
 	TokenRange = result.TokenRange
 )

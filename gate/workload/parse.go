@@ -132,8 +132,10 @@ func (d *decoder) workload(n *yaml.Node) *File {
 		return f
 	}
 	var haveName, haveDataset, haveLoad bool
+	var gateNode *yaml.Node
 	for _, fl := range d.mapping(n, "workload", "name", "description", "kind", "api", "model", "gpus",
-		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate") {
+		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate",
+		"extra_body", "headers", "metric_percentiles") {
 		v := fl.value
 		switch fl.key {
 		case "kind":
@@ -173,8 +175,17 @@ func (d *decoder) workload(n *yaml.Node) *File {
 		case "slo":
 			d.slo(v, &f.SLO)
 		case "gate":
-			d.gate(v, f)
+			gateNode = v // after metric_percentiles, which decides what is recorded
+		case "extra_body":
+			d.extraBody(v, f)
+		case "headers":
+			d.headers(v, f)
+		case "metric_percentiles":
+			d.metricPercentiles(v, f)
 		}
+	}
+	if gateNode != nil {
+		d.gate(gateNode, f)
 	}
 	line := n.Line
 	if !haveName {
@@ -217,7 +228,7 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 	l := &f.Load
 	l.Burstiness = 1
 	haveRequests := false
-	for _, fl := range d.mapping(n, "load", "requests", "concurrency", "rate", "burstiness") {
+	for _, fl := range d.mapping(n, "load", "requests", "concurrency", "rate", "burstiness", "ramp_up") {
 		v := fl.value
 		switch fl.key {
 		case "requests":
@@ -235,6 +246,7 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 				l.Concurrency = append(l.Concurrency, c)
 			}
 		case "rate":
+			f.lines.rate = fl.line
 			seen := map[float64]bool{}
 			for _, item := range d.list(v, "load.rate") {
 				r := d.positiveOrInf(item, "load.rate")
@@ -248,8 +260,15 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 				l.Rate = append(l.Rate, r)
 			}
 		case "burstiness":
+			f.lines.burstiness = fl.line
 			l.Burstiness = d.positiveOrInf(v, "load.burstiness")
+		case "ramp_up":
+			f.lines.rampUp = fl.line
+			l.RampUp = d.rampUp(v)
 		}
+	}
+	if l.RampUp != nil && len(l.Rate) > 0 {
+		d.errorf(f.lines.rampUp, "load: ramp_up sets the rate; remove load.rate (vLLM refuses --request-rate with --ramp-up-strategy too)")
 	}
 	if !haveRequests {
 		d.errorf(keyLine, "load: missing required key requests")
@@ -264,7 +283,8 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 
 func (d *decoder) sampling(n *yaml.Node, f *File) {
 	s := &f.Sampling
-	for _, fl := range d.mapping(n, "sampling", "temperature", "top_p", "seed", "ignore_eos", "min_tokens") {
+	for _, fl := range d.mapping(n, "sampling", "temperature", "top_p", "seed", "ignore_eos", "min_tokens",
+		"top_k", "min_p", "frequency_penalty", "presence_penalty", "repetition_penalty") {
 		v := fl.value
 		switch fl.key {
 		case "temperature":
@@ -281,6 +301,8 @@ func (d *decoder) sampling(n *yaml.Node, f *File) {
 		case "min_tokens":
 			f.lines.minTokens = v.Line
 			s.MinTokens = d.integer(v, "sampling.min_tokens", 0, 10000000)
+		default:
+			d.samplingExtension(fl, s)
 		}
 	}
 }

@@ -15,6 +15,7 @@ var datasetKeys = map[string][]string{
 	KindPrefixRepetition: {"input_tokens", "output_tokens", "range_ratio", "prefix_tokens", "num_prefixes", "token_ids"},
 	KindShareGPT:         {"output_tokens", "path", "sha256", "required"},
 	KindJSONL:            {"output_tokens", "path", "sha256", "required"},
+	KindTrace:            {"output_tokens", "path", "sha256", "required", "format", "time_scale", "hash_block_tokens", "max_duration", "fields"},
 }
 
 var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -24,7 +25,8 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 	ds.Required = true
 	ds.TokenIDs = TokenRange{Min: DefaultTokenIDMin, Max: DefaultTokenIDMax}
 	fields := d.mapping(n, "dataset", "kind", "input_tokens", "output_tokens", "range_ratio",
-		"prefix_tokens", "num_prefixes", "seed", "path", "sha256", "required", "token_ids")
+		"prefix_tokens", "num_prefixes", "seed", "path", "sha256", "required", "token_ids",
+		"format", "time_scale", "hash_block_tokens", "max_duration", "fields")
 	lineOf := map[string]int{}
 	for _, fl := range fields {
 		lineOf[fl.key] = fl.line
@@ -34,7 +36,7 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 			n0 := len(d.errs)
 			ds.Kind = d.str(v, "dataset.kind")
 			if _, ok := datasetKeys[ds.Kind]; !ok && len(d.errs) == n0 {
-				d.errorf(v.Line, "dataset.kind must be random, prefix-repetition, sharegpt or jsonl, got %q", ds.Kind)
+				d.errorf(v.Line, "dataset.kind must be random, prefix-repetition, sharegpt, jsonl or trace, got %q", ds.Kind)
 			}
 		case "input_tokens":
 			ds.InputTokens = d.integer(v, "dataset.input_tokens", 1, 10000000)
@@ -67,6 +69,8 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 		case "token_ids":
 			f.lines.tokenIDs = fl.line
 			d.tokenIDs(v, &ds.TokenIDs)
+		default:
+			d.traceKey(fl, ds)
 		}
 	}
 	if _, ok := lineOf["kind"]; !ok {
@@ -101,7 +105,7 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 		if _, ok := lineOf["prefix_tokens"]; ok && ds.PrefixTokens < 1 {
 			d.errorf(lineOf["prefix_tokens"], "dataset.prefix_tokens must be >= 1 for kind prefix-repetition")
 		}
-	case KindShareGPT, KindJSONL:
+	case KindShareGPT, KindJSONL, KindTrace:
 		need("path")
 	}
 }
@@ -155,11 +159,12 @@ func (d *decoder) gate(n *yaml.Node, f *File) {
 			d.errorf(item.Line, "gate: unknown metric id %q (ids are listed in docs/workloads.md)", rule.Metric)
 			continue
 		}
-		if !metrics.Recorded(rule.Metric) {
+		if !metrics.RecordedWith(rule.Metric, f.MetricPercentiles) {
 			// Any percentile is a valid id (imported files carry p25), but
-			// a run records only the catalogue's statistics: a rule on
-			// another would find nothing to gate.
-			d.errorf(item.Line, "gate: %s is never recorded by perfgate (distributions record %s)", rule.Metric, recordedStats())
+			// a run records only the catalogue's statistics and the
+			// workload's metric_percentiles: a rule on another would find
+			// nothing to gate.
+			d.errorf(item.Line, "gate: %s is never recorded by perfgate (distributions record %s)%s", rule.Metric, recordedStats(), addPercentileHint(rule.Metric))
 			continue
 		}
 		if prev, dup := seen[rule.Metric]; dup {
@@ -180,6 +185,19 @@ func (d *decoder) gate(n *yaml.Node, f *File) {
 	}
 }
 
+// addPercentileHint tells how to record the percentile of id, if it is one.
+func addPercentileHint(id string) string {
+	pid, ok := metrics.ParseID(id)
+	if !ok {
+		return ""
+	}
+	p, ok := pid.Stat.Percentile()
+	if !ok || !(p > 0 && p < 100) {
+		return ""
+	}
+	return "; add " + ftoa(p) + " to metric_percentiles to record it"
+}
+
 // recordedStats lists the statistics a run records of each distribution.
 func recordedStats() string {
 	names := make([]string, len(metrics.Stats))
@@ -197,6 +215,9 @@ func (d *decoder) crossCheck(f *File) {
 	}
 	if f.lines.tokenIDs > 0 && f.API != Completions {
 		d.errorf(f.lines.tokenIDs, "dataset.token_ids only applies to the completions API (chat prompts are text)")
+	}
+	if ds.Kind == KindTrace {
+		d.traceLoad(f)
 	}
 	if ds.Kind == KindPrefixRepetition && ds.NumPrefixes > l.Requests {
 		line := f.lines.numPrefixes

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -90,8 +91,42 @@ func WritePlan(w io.Writer, ms []*Manifest) error {
 		fmt.Fprintf(tw, "load\tconcurrency %s, rate %s req/s, burstiness %s\n", conc, formatRate(m.Rate), formatRate(m.Burstiness))
 		fmt.Fprintf(tw, "arrivals\t%s .. %s\n", s.FirstArrival, s.LastArrival)
 		fmt.Fprintf(tw, "trials\t%d to %d, timeout %s\n", m.Trials.Min, m.Trials.Max, m.Timeout)
+		writeOptions(tw, m)
 	}
 	return tw.Flush()
+}
+
+// writeOptions prints the request options a cell sets, one line each,
+// and nothing for those it leaves out (so older plans read the same).
+// Header values from the environment are never printed, only the name
+// of their variable.
+func writeOptions(w io.Writer, m *Manifest) {
+	if m.Trace != "" {
+		fmt.Fprintf(w, "replay\tthe timestamps of %s (rate and burstiness unused)\n", m.Trace)
+	}
+	if r := m.RampUp; r != nil {
+		fmt.Fprintf(w, "ramp-up\t%s from %s to %s req/s\n", r.Strategy, ftoa(r.StartRPS), ftoa(r.EndRPS))
+	}
+	for _, h := range m.Headers {
+		if h.Env != "" {
+			fmt.Fprintf(w, "header\t%s: (from $%s)\n", h.Name, h.Env)
+		} else {
+			fmt.Fprintf(w, "header\t%s: %s\n", h.Name, h.Value)
+		}
+	}
+	if len(m.ExtraBody) > 0 {
+		fmt.Fprintf(w, "extra body\t%s\n", m.ExtraBody)
+	}
+	if len(m.MetricPercentiles) > 0 {
+		ps := make([]string, len(m.MetricPercentiles))
+		for i, p := range m.MetricPercentiles {
+			ps[i] = "p" + ftoa(p)
+		}
+		fmt.Fprintf(w, "percentiles\talso %s\n", strings.Join(ps, ", "))
+	}
+	for _, warn := range m.Warnings {
+		fmt.Fprintf(w, "warning\t%s\n", warn)
+	}
 }
 
 // writeCommandPlan prints a kind: command cell: what runs, not requests.

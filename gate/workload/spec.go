@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 )
@@ -11,6 +12,7 @@ const (
 	KindPrefixRepetition = "prefix-repetition"
 	KindShareGPT         = "sharegpt"
 	KindJSONL            = "jsonl"
+	KindTrace            = "trace"
 )
 
 // Defaults applied to fields a workload file leaves out. They are part of
@@ -65,6 +67,12 @@ type File struct {
 	// Kind is KindServing or KindCommand; Command is set for the latter.
 	Kind    string
 	Command Command
+	// ExtraBody is merged into every request body (compact JSON object
+	// with sorted keys; nil: none). Headers are extra request headers.
+	ExtraBody json.RawMessage
+	Headers   []Header
+	// MetricPercentiles are percentiles recorded besides metrics.Stats.
+	MetricPercentiles []float64
 
 	lines lines // where each field was written, for errors found later
 }
@@ -84,6 +92,16 @@ type Dataset struct {
 	// file's cells are skipped instead of failing validation.
 	Required bool
 	TokenIDs TokenRange
+	// The replay settings of a trace: the file format (TraceJSONL or
+	// TraceCSV), seconds per timestamp unit, tokens per hash id, and the
+	// replayed window from the first request (0: up to load.requests).
+	Format          string
+	TimeScale       float64
+	HashBlockTokens int
+	MaxDuration     time.Duration
+	// Fields renames a trace's keys or columns, by role (FieldTimestamp,
+	// ...): vLLM's --timed-trace-label-* options. nil: the defaults.
+	Fields map[string]string
 }
 
 // Load is the load shape. Concurrency and Rate hold one value, or several
@@ -93,11 +111,14 @@ type Load struct {
 	Concurrency []int
 	Rate        []float64
 	Burstiness  float64
+	// RampUp, when set, paces requests on vLLM's ramp instead of Rate.
+	RampUp *RampUp
 }
 
 // lines records the line of each field that expansion may still reject.
 type lines struct {
 	name, path, sha256, requests, required, minTokens, numPrefixes, tokenIDs int
+	rate, rampUp, burstiness                                                 int
 }
 
 // cellSpec is one cell's load point.

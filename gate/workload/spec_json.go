@@ -15,6 +15,8 @@ func (f *File) spec(c cellSpec) []byte {
 		Kind: ds.Kind, InputTokens: ds.InputTokens, OutputTokens: ds.OutputTokens,
 		RangeRatio: ds.RangeRatio, PrefixTokens: ds.PrefixTokens, NumPrefixes: ds.NumPrefixes,
 		Seed: ds.Seed, Path: ds.Path, SHA256: ds.SHA256,
+		Format: ds.Format, TimeScale: ds.TimeScale, HashBlockTokens: ds.HashBlockTokens, MaxDurationS: ds.MaxDuration.Seconds(),
+		Fields: ds.Fields,
 	}
 	if generated(ds.Kind) && f.API == Completions {
 		r := ds.TokenIDs
@@ -23,9 +25,10 @@ func (f *File) spec(c cellSpec) []byte {
 	return mustSpec(result.Spec{
 		Kind: result.KindServing, Name: f.Name, Cell: c.name, Description: f.Description,
 		API: string(f.API), Model: f.Model, GPUs: f.GPUs, Dataset: d,
-		Load:     result.Load{Requests: f.Load.Requests, Concurrency: c.concurrency, Rate: c.rate, Burstiness: f.Load.Burstiness},
+		Load:     result.Load{Requests: f.Load.Requests, Concurrency: c.concurrency, Rate: c.rate, Burstiness: f.Load.Burstiness, RampUp: f.Load.RampUp},
 		Sampling: f.Sampling, Warmups: f.Warmups, Trials: f.Trials, TimeoutS: f.Timeout.Seconds(),
 		SLO: f.SLO, Gate: f.Gate,
+		ExtraBody: f.ExtraBody, Headers: f.Headers, MetricPercentiles: f.MetricPercentiles,
 	})
 }
 

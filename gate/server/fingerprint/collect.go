@@ -22,6 +22,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 )
@@ -69,6 +70,9 @@ type Options struct {
 	ServerArgv    []string
 	ServerVersion string
 	Model         string
+	// Engine is the engine profile of the run (server.engine); the
+	// version of an engine other than vLLM is recorded as server.version.
+	Engine string
 }
 
 // Collect gathers the fingerprint. Missing tools (no nvidia-smi on a CPU
@@ -112,10 +116,16 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 	if _, ok := fp[CUDAVersion]; !ok {
 		set(CUDAVersion, env["CUDA_VERSION"]) // NVIDIA's containers set it
 	}
-	set(VLLMVersion, o.ServerVersion)
+	if o.Engine == "" || o.Engine == string(engine.VLLM) {
+		set(VLLMVersion, o.ServerVersion)
+	} else {
+		set(result.KeyServerVersion, o.ServerVersion)
+	}
+	set(result.KeyServerEngine, o.Engine)
 	set(ServerModel, o.Model)
 	if len(o.ServerArgv) > 0 {
 		set(ServerArgv, JoinArgv(redact.Argv(o.ServerArgv)))
+		launchFacts(o.ServerArgv, set)
 	}
 	if data, err := o.ReadFile("/proc/cpuinfo"); err == nil {
 		set(CPUModel, cpuModel(data))
@@ -126,6 +136,27 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 		set(Kernel, string(out))
 	}
 	return fp, notes
+}
+
+// launchFacts records what an engine's own launch command says of its
+// layout: the tensor-parallel degree, under the one key whatever the
+// engine calls the flag (SGLang --tp-size, TGI --num-shard), so the
+// report's parallelism row shows it for each. vLLM's flags the report
+// reads from the argv itself, so vLLM fingerprints stay as they were.
+func launchFacts(argv []string, set func(k, v string)) {
+	n, ok := engine.FromArgv(argv)
+	if !ok || n == engine.VLLM {
+		return
+	}
+	l := engine.Must(n).Launch
+	if len(l.TensorParallelFlags) == 0 {
+		return
+	}
+	tp := l
+	tp.DataParallelFlags = nil
+	if g := tp.GPUs(argv); g > 0 {
+		set(result.KeyTensorParallel, strconv.Itoa(g))
+	}
 }
 
 // execRunner runs a program found on PATH, bounded to 15 s: nvidia-smi can

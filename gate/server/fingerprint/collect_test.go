@@ -36,6 +36,27 @@ func fakeProc(name string) ([]byte, error) {
 	return nil, os.ErrNotExist
 }
 
+// TestCollectEngine: the engine is recorded as server.engine, a non-vLLM
+// version as server.version (not vllm.version), and the tensor-parallel
+// degree from SGLang's own flag.
+func TestCollectEngine(t *testing.T) {
+	fakeSMI(t, "", 0)
+	fp, _ := Collect(context.Background(), Options{
+		Environ: func() []string { return nil }, ReadFile: fakeProc,
+		ServerArgv:    []string{"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-235B", "--tp-size", "8"},
+		ServerVersion: "0.5.2", Engine: "sglang",
+	})
+	for k, want := range map[string]string{"server.engine": "sglang", "server.version": "0.5.2", "server.tensor_parallel_size": "8", VLLMVersion: ""} {
+		if fp[k] != want {
+			t.Errorf("%s = %q, want %q", k, fp[k], want)
+		}
+	}
+	fp, _ = Collect(context.Background(), Options{Environ: func() []string { return nil }, ReadFile: fakeProc, ServerVersion: "0.11.0", Engine: "vllm"})
+	if fp[VLLMVersion] != "0.11.0" || fp["server.version"] != "" || fp["server.engine"] != "vllm" {
+		t.Errorf("vllm: %v", fp)
+	}
+}
+
 func TestCollectWithFakeNvidiaSMI(t *testing.T) {
 	fakeSMI(t, "NVIDIA H100 80GB HBM3, 550.54.15, 81559, 1980, 700.00\nNVIDIA H100 80GB HBM3, 550.54.15, 81559, 1980, 700.00\n", 0)
 	env := []string{

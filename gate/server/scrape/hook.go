@@ -18,7 +18,9 @@ import (
 //
 //	"<counter>.delta"        counter increase over the trial, e.g.
 //	                         "vllm:num_preemptions_total.delta"
-//	"prefix_cache_hit_rate"  hits delta / queries delta (0..1)
+//	"prefix_cache_hit_rate"  hits delta / queries delta (0..1); for an
+//	                         engine that reports the rate as a gauge
+//	                         (SGLang), the gauge's mean over the trial
 //	"<gauge>.mean", ".max"   over the samples taken during the trial:
 //	                         num_requests_running, num_requests_waiting,
 //	                         kv_cache_usage_perc (a 0..1 fraction)
@@ -217,6 +219,11 @@ func Summarize(before, after Snapshot, samples []Snapshot) (map[string]float64, 
 			name := strings.TrimPrefix(sr.canonical, "vllm:")
 			out[name+".mean"] = sum / float64(n)
 			out[name+".max"] = maxv
+		}
+	}
+	if _, ok := out[keyHitRate]; !ok {
+		if v, ok := out[gaugeHitRate+".mean"]; ok {
+			out[keyHitRate] = v
 		}
 	}
 	if len(samples) > 0 {

@@ -1,8 +1,11 @@
-// Package scrape reads a vLLM server's Prometheus /metrics around each
-// trial, so a regression can be explained with the server's own counters:
+// Package scrape reads a server's Prometheus /metrics around each trial,
+// so a regression can be explained with the server's own counters:
 // preemptions, KV cache pressure, queueing, and server-side latencies next
-// to the client's. It understands both the current metric names and the
-// ones older vLLM versions exposed.
+// to the client's. It understands both the current vLLM metric names and
+// the ones older vLLM versions exposed, and the other engines' names for
+// the same quantities (SGLang's sglang:num_running_reqs is
+// vllm:num_requests_running; see gate/engine), so the report's server
+// context reads alike whatever the engine.
 package scrape
 
 import (
@@ -13,6 +16,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/perfgate/perfgate/gate/engine"
 )
 
 // Snapshot is one scrape reduced to the series perfgate reads, keyed by
@@ -38,27 +43,29 @@ type series struct {
 
 // Counters perfgate reads. Old vLLM (v0 engine) prefixed prefix-cache
 // counters with gpu_.
-var counterSeries = []series{
+var counterSeries = withAliases([]series{
 	{"vllm:num_preemptions_total", []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}},
 	{"vllm:prompt_tokens_total", []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens"}},
 	{"vllm:generation_tokens_total", []string{"vllm:generation_tokens_total", "vllm:generation_tokens"}},
 	{"vllm:prefix_cache_queries_total", []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}},
 	{"vllm:prefix_cache_hits_total", []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}},
 	{"vllm:request_success_total", []string{"vllm:request_success_total", "vllm:request_success"}},
-}
+})
 
 // Gauges sampled during a trial. KV cache usage was gpu_cache_usage_perc
 // before the v1 engine; both are fractions (0..1) despite "perc".
-var gaugeSeries = []series{
+var gaugeSeries = withAliases([]series{
 	{"vllm:num_requests_running", []string{"vllm:num_requests_running"}},
 	{"vllm:num_requests_waiting", []string{"vllm:num_requests_waiting"}},
 	{"vllm:kv_cache_usage_perc", []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}},
-}
+	// Only other engines report a hit-rate gauge (vLLM has counters).
+	{gaugeHitRate, nil},
+})
 
 // Histograms whose per-trial mean is recorded. The old
 // time_per_output_token_seconds observed every gap between tokens, which is
 // today's inter_token_latency_seconds.
-var histSeries = []series{
+var histSeries = withAliases([]series{
 	{"vllm:time_to_first_token_seconds", []string{"vllm:time_to_first_token_seconds"}},
 	{"vllm:inter_token_latency_seconds", []string{"vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"}},
 	{"vllm:request_time_per_output_token_seconds", []string{"vllm:request_time_per_output_token_seconds"}},
@@ -66,10 +73,26 @@ var histSeries = []series{
 	{"vllm:request_queue_time_seconds", []string{"vllm:request_queue_time_seconds"}},
 	{"vllm:request_prefill_time_seconds", []string{"vllm:request_prefill_time_seconds"}},
 	{"vllm:request_decode_time_seconds", []string{"vllm:request_decode_time_seconds"}},
-}
+})
 
 // maxGauges are combined by maximum over label sets, not by sum.
 var maxGauges = map[string]bool{"vllm:kv_cache_usage_perc": true}
+
+// withAliases appends every engine profile's name for each canonical
+// series (engine.MetricAliases) after vLLM's own, which win when a server
+// exposes both.
+func withAliases(list []series) []series {
+	out := make([]series, len(list))
+	for i, sr := range list {
+		out[i] = series{sr.canonical, append(append([]string(nil), sr.names...), engine.MetricAliases(sr.canonical)...)}
+	}
+	return out
+}
+
+// gaugeHitRate is the canonical name of a prefix-cache hit rate an engine
+// reports as a gauge (SGLang's sglang:cache_hit_rate), where vLLM has
+// query and hit counters.
+const gaugeHitRate = "cache_hit_rate"
 
 // Parse reads Prometheus text exposition (format 0.0.4) from r. Series
 // perfgate does not know are ignored; a malformed exposition is an error

@@ -54,6 +54,37 @@ func TestParseCurrentNames(t *testing.T) {
 	}
 }
 
+// TestParseSGLangNames: SGLang's series are read under the canonical
+// names the report's server context uses (gate/engine maps them), and its
+// hit-rate gauge stands in for vLLM's counters.
+func TestParseSGLangNames(t *testing.T) {
+	s := parseFile(t, "sglang.txt")
+	wantC := map[string]float64{"vllm:prompt_tokens_total": 51200, "vllm:generation_tokens_total": 12800}
+	wantG := map[string]float64{"vllm:num_requests_running": 7, "vllm:num_requests_waiting": 2, "vllm:kv_cache_usage_perc": 0.35, "cache_hit_rate": 0.25}
+	wantH := map[string]Hist{
+		"vllm:time_to_first_token_seconds": {4.5, 50},
+		"vllm:inter_token_latency_seconds": {127.5, 12750},
+		"vllm:e2e_request_latency_seconds": {130, 50},
+	}
+	if !reflect.DeepEqual(s.Counters, wantC) || !reflect.DeepEqual(s.Gauges, wantG) || !reflect.DeepEqual(s.Histograms, wantH) {
+		t.Errorf("snapshot = %+v", s)
+	}
+	before := Snapshot{Counters: map[string]float64{"vllm:prompt_tokens_total": 1200, "vllm:generation_tokens_total": 800},
+		Histograms: map[string]Hist{"vllm:time_to_first_token_seconds": {0.5, 10}}}
+	out, warns := Summarize(before, s, []Snapshot{s})
+	for k, want := range map[string]float64{
+		"vllm:prompt_tokens_total.delta": 50000, "num_requests_running.mean": 7, "num_requests_waiting.mean": 2,
+		"kv_cache_usage_perc.max": 0.35, "prefix_cache_hit_rate": 0.25, "ttft_s.server_mean": 0.1,
+	} {
+		if got, ok := out[k]; !ok || got != want {
+			t.Errorf("%s = %v (%v), want %v", k, got, ok, want)
+		}
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings %q", warns)
+	}
+}
+
 func TestParseOldNames(t *testing.T) {
 	s := parseFile(t, "v0.txt")
 	if s.Gauges["vllm:kv_cache_usage_perc"] != 0.3 {

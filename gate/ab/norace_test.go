@@ -1,0 +1,5 @@
+//go:build !race
+
+package ab
+
+const raceBuild = false
