@@ -34,6 +34,7 @@ var abFlagKeys = map[string]string{
 	"url":                  "server.url",
 	"ready-timeout":        "server.ready_timeout",
 	"gpus":                 "server.gpus",
+	"engine":               "server.engine",
 	"a-cmd":                "ab.a.command",
 	"b-cmd":                "ab.b.command",
 	"a-env":                "ab.a.env",
@@ -109,6 +110,7 @@ never pass), 4 inconclusive with --fail-on-inconclusive. See docs/ab.md.`,
 	f.String("url", "", "where a launched server is measured when its log does not print its address")
 	f.Duration("ready-timeout", 0, "how long to wait for each start to become ready")
 	f.Int("gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
+	f.String("engine", "", "the servers' engine: auto (default), vllm, sglang, ollama, llamacpp, tgi or openai (docs/engines.md)")
 	for _, arm := range []string{"a", "b"} {
 		up := map[string]string{"a": "A", "b": "B"}[arm]
 		f.String(arm+"-cmd", "", "command that launches arm "+up+"'s server (kind: command workloads: replaces the benchmark command)")
@@ -163,6 +165,7 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 		APIKey: runAPIKey(), Scrubber: serveScrubber(), Warmups: o.warmups, CacheSalt: true,
 		Progress: s.Err, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progress, Limits: o.limits,
 		ReadyTimeout: p.cfg.Server.ReadyTimeout, Grace: o.grace, ToolVersion: Version,
+		LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
 	}
 	launch := serveLaunch{Workdir: p.cfg.Server.Workdir, ReadyTimeout: p.cfg.Server.ReadyTimeout, Log: p.cfg.Server.Log}
 	x, err := newABExperiment(s, p.ms, p.arms, p.blockTrials, lc, launch, p.cfg.Output, p.seed)
@@ -220,10 +223,17 @@ func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
 			return nil, exitf(ExitInvalid, "ab: %s: serving and kind: command workloads cannot share one experiment (an arm is a server for the one, a benchmark command for the other); run them apart", m.Cell)
 		}
 	}
-	serveDefaultGPUs(p.ms, p.cfg.Server.GPUs)
 	if p.arms, err = abArms(p.cfg, !serving); err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
+	for i := range p.arms {
+		if p.arms[i].engine, err = serveEngine(p.cfg.Server.Engine, "server.engine", p.arms[i].command); err != nil {
+			return nil, err
+		}
+	}
+	// GPUs from arm A's command when none are configured: both arms serve
+	// the same workloads on the same runner.
+	serveDefaultGPUs(p.ms, serveGPUs(p.cfg.Server.GPUs, p.arms[0].command))
 	p.resident = serving && p.arms[0].resident()
 	p.blocks, p.blockTrials, p.maxBlocks = p.cfg.AB.Blocks, p.cfg.AB.BlockTrials, p.cfg.AB.MaxBlocks
 	if p.blockTrials == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -28,6 +29,9 @@ type abArm struct {
 	url string
 	// bench is the overlay of kind: command workloads.
 	bench abBench
+	// engine is the server's engine profile (server.engine, else what
+	// the arm's command names, else auto).
+	engine engine.Name
 }
 
 // abBench overlays a kind: command workload's benchmark for one arm: argv

@@ -71,7 +71,7 @@ func newABExperiment(s *Streams, ms []*workload.Manifest, arms [2]abArm, blockTr
 		switch {
 		case gateServing(ms) && a.resident():
 			cfg := lc
-			cfg.URL = a.url
+			cfg.URL, cfg.Engine = a.url, a.engine
 			cfg.Hooks = serveHooks(a.url)
 			r, err := loadgen.New(cfg)
 			if err != nil {
@@ -127,13 +127,13 @@ func (x *abExperiment) block(ctx context.Context, arm int, b *result.Block) (sta
 	}
 	a := x.arms[arm]
 	launch := x.launch
-	launch.Command, launch.Env, launch.URL = a.command, a.env, a.url
+	launch.Command, launch.Env, launch.URL, launch.Engine = a.command, a.env, a.url, a.engine
 	launch.Log = abBlockLog(x.launch.Log, x.dir, a.name, b.Index)
 	launched := time.Now()
 	hook := &abFirstTrial{}
 	err = serveRun(ctx, x.s, launch, func(ctx context.Context, info server.Info) error {
 		cfg := x.lc
-		cfg.URL = info.URL
+		cfg.URL, cfg.Engine = info.URL, a.engine
 		cfg.Hooks = append(serveHooks(info.URL), hook)
 		r, err := loadgen.New(cfg)
 		if err != nil {
