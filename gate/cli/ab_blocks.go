@@ -168,7 +168,7 @@ func (x *abExperiment) cells(ctx context.Context, arm int, b *result.Block, t pi
 		res := x.results[arm][j]
 		if res == nil {
 			res = t.NewResult(m, srv)
-			res.StartedAt = time.Now().UTC()
+			res.StartedAt, res.Source = time.Now().UTC(), "perfgate ab"
 			res.Fingerprint = x.fps[arm].get(srv)
 			abBenchFingerprint(res, m)
 			x.results[arm][j] = res

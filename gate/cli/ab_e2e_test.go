@@ -64,8 +64,8 @@ func TestABFindsDecodeSlowdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Arm != arm || r.AB == nil || r.AB.Order != "ABBABAABABBA" || len(r.AB.Blocks) != 12 || !r.Complete {
-			t.Fatalf("arm %s: arm=%q ab=%+v complete=%v", arm, r.Arm, r.AB, r.Complete)
+		if r.Arm != arm || r.AB == nil || r.AB.Order != "ABBABAABABBA" || len(r.AB.Blocks) != 12 || !r.Complete || r.Source != "perfgate ab" {
+			t.Fatalf("arm %s: arm=%q ab=%+v complete=%v source=%q", arm, r.Arm, r.AB, r.Complete, r.Source)
 		}
 		if len(r.Trials) != 12 {
 			t.Fatalf("arm %s: %d trials, want 6 blocks of 2", arm, len(r.Trials))
