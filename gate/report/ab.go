@@ -27,9 +27,16 @@ type AB struct {
 // arms are the names a report gives the two sides of a comparison.
 type arms struct{ base, cand string }
 
+// paired reports whether d is the report of an interleaved experiment:
+// the command said so (Data.AB) or the comparison is gate/ab's
+// (Comparison.AB).
+func paired(d *Data) bool {
+	return d != nil && (d.AB != nil || (d.Comparison != nil && d.Comparison.AB != nil))
+}
+
 // armsOf is "A"/"B" for a paired experiment, else "Baseline"/"Candidate".
 func armsOf(d *Data) arms {
-	if d != nil && d.AB != nil {
+	if paired(d) {
 		return arms{"A", "B"}
 	}
 	return arms{"Baseline", "Candidate"}
@@ -56,12 +63,17 @@ func movedMetrics(c *verdict.Comparison) (regressed, improved []string) {
 }
 
 // abPart is the experiment's section: what moved, the order, and one row
-// per block with its arm, start and start-up time. Empty without an
-// experiment.
+// per block with its arm, start and start-up time. Without the run's
+// design (Data.AB) a paired comparison still shows what it carries: the
+// order and the pairs. Empty for an unpaired comparison.
 func abPart(d *Data) string {
 	x := d.AB
 	if x == nil {
-		return ""
+		c := d.Comparison.AB
+		if c == nil {
+			return ""
+		}
+		x = &AB{Order: c.Order, Seed: c.Seed, Resident: c.Resident}
 	}
 	var b strings.Builder
 	b.WriteString("\n#### Interleaved A/B: B vs A\n\n")
@@ -85,7 +97,7 @@ func abPart(d *Data) string {
 	if x.Seed != 0 {
 		order = fmt.Sprintf("a balanced order drawn from seed %d", x.Seed)
 	}
-	fmt.Fprintf(&b, "\n%d blocks in %s: %s; servers %s.\n", len(x.Blocks), order, Code(x.Order), how)
+	fmt.Fprintf(&b, "\n%d blocks in %s: %s; servers %s.\n", len(x.Order), order, Code(x.Order), how)
 	total, restarts := 0.0, 0
 	for _, bl := range x.Blocks {
 		if bl.StartupS > 0 {
@@ -130,7 +142,9 @@ func abPart(d *Data) string {
 	if pairLines.Len() > 0 {
 		b.WriteString("\n" + pairLines.String())
 	}
-	b.WriteString(details("Blocks in run order", rows.String()))
+	if len(x.Blocks) > 0 {
+		b.WriteString(details("Blocks in run order", rows.String()))
+	}
 	return b.String()
 }
 

@@ -99,3 +99,19 @@ func TestABHeadlineInconclusive(t *testing.T) {
 		t.Errorf("headline %q", h)
 	}
 }
+
+// TestABPairedComparisonAlone: a comparison gate/ab made says B vs A even
+// when the caller passes no design (perfgate compare --format of a saved
+// comparison, a library user).
+func TestABPairedComparisonAlone(t *testing.T) {
+	d := loadFixture(t, "regression")
+	d.Comparison.AB = &verdict.Paired{Order: "ABBA", Blocks: 4, Pairs: 2}
+	var md bytes.Buffer
+	if err := Markdown(&md, d, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(md.String(), "### ❌ B vs A: Regression") || !strings.Contains(md.String(), "| Metric | A | B |") ||
+		!strings.Contains(md.String(), "4 blocks in the fixed ABBA BAAB order") || strings.Contains(md.String(), "Blocks in run order") {
+		t.Errorf("a paired comparison without Data.AB:\n%.400s", md.String())
+	}
+}

@@ -98,7 +98,7 @@ func (d *Data) verdictOf() string {
 // TPOT p50 +7.9 % (90 % CI +6.1 to +9.8 %), 5 vs 5 trials". Names are not
 // escaped here; callers escape for their medium.
 func Headline(d *Data) string {
-	if d.AB != nil {
+	if paired(d) {
 		return "B vs A: " + headline(d)
 	}
 	return headline(d)
@@ -122,7 +122,7 @@ func headline(d *Data) string {
 			s += ": " + cellSummary(c.Headline)
 		}
 		budget := "the trial budget"
-		if d.AB != nil {
+		if paired(d) {
 			budget = "the blocks run"
 		}
 		return s + fmt.Sprintf("; %d of %d gated metrics undecided within %s", c.Inconclusives, c.Family, budget)

@@ -22,7 +22,7 @@ func Text(w io.Writer, d *Data) error {
 	c := d.Comparison
 	var b strings.Builder
 	head := shout(plain(headline(d)))
-	if d.AB != nil {
+	if paired(d) {
 		head = "B vs A: " + head // the verdict stays the word that shouts
 	}
 	fmt.Fprintf(&b, "%s\n", head)
