@@ -58,9 +58,17 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 		}
 		x.look = look.Index - 1
 		runErr = x.run(ctx, order, have)
-		out.ExtraTrials += (len(order) - have) * x.blockTrials * len(x.ms)
 	}
 	out.Results = abNonNil(x.results[1])
+	for _, rs := range x.results {
+		for _, r := range abNonNil(rs) {
+			for _, t := range r.Trials {
+				if t.Look > 0 {
+					out.ExtraTrials++
+				}
+			}
+		}
+	}
 	return out, nil
 }
 
