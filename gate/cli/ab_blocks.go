@@ -44,8 +44,9 @@ type abExperiment struct {
 	design result.AB
 	fps    [2]*serveFingerprint
 	// failure is the launched server's failure that stopped the
-	// experiment, nil while none did.
-	failure *server.Failure
+	// experiment, nil while none did; failedArm the arm it happened in.
+	failure   *server.Failure
+	failedArm int
 	// look is the verdict look new trials are added in (Trial.Look: 0
 	// for the first look's blocks).
 	look int
@@ -149,7 +150,7 @@ func (x *abExperiment) block(ctx context.Context, arm int, b *result.Block) (sta
 		return startup, nil
 	}
 	if f, died := serveFailure(x.s, err); died {
-		x.failure = &f
+		x.failure, x.failedArm = &f, arm
 		if !f.BeforeReady {
 			serveMarkFailed(x.last[arm], f)
 		}

@@ -182,3 +182,27 @@ func TestABCommandWorkload(t *testing.T) {
 		t.Errorf("arm b's command output: %v", err)
 	}
 }
+
+// TestABServerNeverReady: arm A's server exits before it is ready in the
+// first block: exit 3, and both arms' directories still hold every cell,
+// incomplete, A's with the end of its server's log.
+func TestABServerNeverReady(t *testing.T) {
+	sim := abSim(t, "")
+	dir := t.TempDir()
+	code, out, errs := abE2E(t, dir, "sh -c 'echo engine failed to load; exit 3'", sim)
+	if code != ExitRunFailed || !strings.Contains(out, "block 1 of 12 (arm a): the server exited with status 3 before it was ready") {
+		t.Fatalf("exit %v, want 3 naming block 1\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, arm := range []string{"a", "b"} {
+		r, err := result.Read(filepath.Join(dir, arm, "decode-a.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Complete || len(r.Trials) != 0 || !strings.Contains(r.IncompleteReason, "stopped in block 1 of 12") {
+			t.Errorf("arm %s: complete=%v, %d trials, reason %q", arm, r.Complete, len(r.Trials), r.IncompleteReason)
+		}
+		if tail := r.Server.LogTail; (arm == "a") != strings.Contains(tail, "engine failed to load") {
+			t.Errorf("arm %s: log tail %q", arm, tail)
+		}
+	}
+}

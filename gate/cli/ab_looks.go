@@ -99,12 +99,23 @@ func abEvenDown(n int) int { return n - n%2 }
 // abStopped marks every result of the experiment incomplete when a block
 // failed: half a balanced order is not a balanced order, so neither arm's
 // file may pass a gate or become a baseline, whichever arm's block failed.
+// A cell an arm never ran gets an incomplete result without trials, as
+// perfgate gate writes for a server that never became ready, so both
+// arms' directories and the report name every workload.
 func abStopped(x *abExperiment, err error) {
 	reason := fmt.Sprintf("the A/B experiment stopped in %v", err)
-	for _, rs := range x.results {
-		for _, r := range rs {
+	now := time.Now().UTC()
+	for i, rs := range x.results {
+		for j, r := range rs {
 			if r == nil {
-				continue
+				m := x.arms[i].manifest(x.ms[j])
+				r = pipeline.ByKind{}.NewResult(m, result.Server{})
+				r.Tool = result.Tool{Name: "perfgate", Version: Version}
+				r.Source, r.StartedAt, r.FinishedAt = "perfgate ab", now, now
+				if x.failure != nil && x.failedArm == i {
+					r.Server.LogTail = x.failure.Tail
+				}
+				rs[j] = r
 			}
 			if r.Complete {
 				r.Complete, r.IncompleteReason = false, reason
