@@ -129,15 +129,7 @@ func abPart(d *Data) string {
 	}
 	var pairLines strings.Builder
 	for _, cell := range shown {
-		var pairs []string
-		for _, p := range cell.Blocks.Pairs {
-			if cell.Absolute {
-				pairs = append(pairs, Points(p))
-			} else {
-				pairs = append(pairs, Percent(p))
-			}
-		}
-		fmt.Fprintf(&pairLines, "- %s, B vs A per block pair: %s.\n", Escape(cell.Workload+": "+cell.Label), strings.Join(pairs, ", "))
+		fmt.Fprintf(&pairLines, "- %s, B vs A per block pair: %s.\n", Escape(cell.Workload+": "+cell.Label), strings.Join(pairChanges(cell), ", "))
 	}
 	if pairLines.Len() > 0 {
 		b.WriteString("\n" + pairLines.String())
@@ -165,6 +157,19 @@ func abShown(c *verdict.Comparison) []*verdict.Cell {
 	}
 	if len(out) == 0 && c.Headline != nil && c.Headline.Blocks != nil {
 		out = append(out, c.Headline)
+	}
+	return out
+}
+
+// pairChanges formats each block pair's B vs A change of cell.
+func pairChanges(cell *verdict.Cell) []string {
+	var out []string
+	for _, p := range cell.Blocks.Pairs {
+		if cell.Absolute {
+			out = append(out, Points(p))
+		} else {
+			out = append(out, Percent(p))
+		}
 	}
 	return out
 }
@@ -219,6 +224,9 @@ func abText(d *Data) string {
 	}
 	if len(imp) > 0 {
 		fmt.Fprintf(&b, "B is better than A in: %s\n", plain(strings.Join(imp, ", ")))
+	}
+	for _, cell := range abShown(d.Comparison) {
+		fmt.Fprintf(&b, "%s, B vs A per block pair: %s\n", plain(cell.Workload+": "+cell.Label), strings.Join(pairChanges(cell), ", "))
 	}
 	return b.String()
 }
