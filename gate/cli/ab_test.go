@@ -206,3 +206,38 @@ func TestABMore(t *testing.T) {
 		}
 	}
 }
+
+// TestABConfigFile: the arms and the design come from perfgate.yaml's ab
+// section; a flag overrides the file.
+func TestABConfigFile(t *testing.T) {
+	a, b := runSim(t), runSim(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "perfgate.yaml")
+	yaml := "workloads: [" + filepath.Join(mustAbs(t, "testdata/gate"), "decode-a.yaml") + "]\n" +
+		"ab:\n  a: {url: " + a.URL + "}\n  b: {url: " + b.URL + "}\n  blocks: 8\n  block_trials: 2\n  seed: 7\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := abMainArgs(context.Background(), "--config", file, "-o", filepath.Join(dir, "out"), "--blocks", "4", "--max-dispatch-lag-ms", "1000")
+	if code == ExitInvalid || code == ExitRunFailed {
+		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	r, err := result.Read(filepath.Join(dir, "out", "a", "decode-a.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ab.Order(4, 7)
+	if r.AB.Order != want || r.AB.Seed != 7 || len(r.Trials) != 4 || r.Server.URL != a.URL {
+		t.Errorf("order %q seed %d, %d trials at %s; want %q from seed 7 (the flag's 4 blocks), 2 blocks of 2 at %s",
+			r.AB.Order, r.AB.Seed, len(r.Trials), r.Server.URL, want, a.URL)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
