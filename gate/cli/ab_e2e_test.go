@@ -43,14 +43,35 @@ func abE2E(t *testing.T, dir, a, b string, more ...string) (ExitCode, string, st
 	return abMainArgs(ctx, args...)
 }
 
+// abRetry runs abE2E up to three times, each in a fresh directory, while
+// again(code, stdout) says the outcome was one a disturbed machine can
+// produce: the simulator runs in real time, and a shared test machine now
+// and then stalls a block for long enough to spoil its pair (as
+// TestCalibrateRecoversSessionNoise allows for too). It returns the last
+// attempt's directory and outcome.
+func abRetry(t *testing.T, a, b string, again func(ExitCode, string) bool) (string, ExitCode, string, string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		dir := t.TempDir()
+		code, out, errs := abE2E(t, dir, a, b)
+		if attempt == 3 || !again(code, out) {
+			return dir, code, out, errs
+		}
+		first, _, _ := strings.Cut(out, "\n")
+		t.Logf("attempt %d: exit %v (%s); again", attempt, code, first)
+	}
+}
+
 // TestABFindsDecodeSlowdown is the end-to-end check: B is the
 // simulator with a 10 % slower decode, restarted for every block; the
 // paired verdict exits 1 naming TPOT p50, and both arms' result files are
 // written with their arm, the order and the blocks, every trial tagged.
 func TestABFindsDecodeSlowdown(t *testing.T) {
 	sim := abSim(t, "")
-	dir := t.TempDir()
-	code, out, errs := abE2E(t, dir, sim, sim+"--decode-scale 1.1")
+	// Undecided is what a stalled block makes of a 10 % change.
+	dir, code, out, errs := abRetry(t, sim, sim+"--decode-scale 1.1", func(c ExitCode, out string) bool {
+		return c == ExitPass && strings.Contains(out, "INCONCLUSIVE")
+	})
 	_, worse, _ := strings.Cut(out, "B is worse than A in: ")
 	worse, _, _ = strings.Cut(worse, "\n")
 	if code != ExitRegression || !strings.Contains(worse, "decode-a: TPOT p50 +") {
@@ -99,8 +120,9 @@ func TestABFindsDecodeSlowdown(t *testing.T) {
 // vllm-bench read the arms' files as any results.
 func TestABSameArmsPass(t *testing.T) {
 	sim := abSim(t, "")
-	dir := t.TempDir()
-	code, out, errs := abE2E(t, dir, sim, sim)
+	// A false regression is allowed at alpha (1 %), and a stalled block
+	// makes more: one in three attempts must pass.
+	dir, code, out, errs := abRetry(t, sim, sim, func(c ExitCode, _ string) bool { return c == ExitRegression })
 	if code != ExitPass {
 		t.Fatalf("exit %v, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
