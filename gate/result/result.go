@@ -54,6 +54,10 @@ type Result struct {
 	// it as on any result.
 	Arm string `json:"arm,omitempty"`
 	AB  *AB    `json:"ab,omitempty"`
+	// Saturation is set when the cell's rate is a share of saturation
+	// (the two-step protocol): what saturation was measured and the
+	// absolute rate the trials ran at.
+	Saturation *Saturation `json:"saturation,omitempty"`
 }
 
 // AB is the design of the interleaved experiment a result's arm came
@@ -184,6 +188,9 @@ type Trial struct {
 	Health *Health `json:"health,omitempty"`
 	// Warnings are caveats about this trial that did not invalidate it.
 	Warnings []string `json:"warnings,omitempty"`
+	// Capacity is the search of a capacity cell's trial: every probe and
+	// the capacity found (its values are in Values too).
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // ValidTrials returns the trials that may enter a verdict.
