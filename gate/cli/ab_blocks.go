@@ -36,6 +36,7 @@ type abExperiment struct {
 	// resident holds one Trials per arm when the arms are servers already
 	// up or kind: command benchmarks: nothing to restart between blocks.
 	resident [2]pipeline.Trials
+	runners  [2]*loadgen.Runner // the resident servers' load generators, to close
 
 	results [2][]*result.Result // by arm, then manifest index
 	// last is each arm's result that ran last: the cell a server failure
@@ -78,7 +79,9 @@ func newABExperiment(s *Streams, ms []*workload.Manifest, arms [2]abArm, blockTr
 			if err != nil {
 				return nil, fmt.Errorf("--%s-url: %w", a.name, err)
 			}
-			x.resident[i] = r
+			// Capacity and share-of-saturation cells find their load at
+			// run time, as perfgate gate runs them.
+			x.resident[i], x.runners[i] = pipeline.Capacity{Serving: r, Log: s.Err}, r
 		case !gateServing(ms):
 			x.resident[i] = &command.Trials{Dir: filepath.Join(dir, a.name, "commands"), BaseEnv: os.Environ(), ToolVersion: Version}
 		}
@@ -88,8 +91,8 @@ func newABExperiment(s *Streams, ms []*workload.Manifest, arms [2]abArm, blockTr
 
 // close releases the resident runners' connections.
 func (x *abExperiment) close() {
-	for _, t := range x.resident {
-		if r, ok := t.(*loadgen.Runner); ok {
+	for _, r := range x.runners {
+		if r != nil {
 			r.Close()
 		}
 	}
@@ -141,7 +144,7 @@ func (x *abExperiment) block(ctx context.Context, arm int, b *result.Block) (sta
 			return err
 		}
 		defer r.Close()
-		return x.cells(ctx, arm, b, r)
+		return x.cells(ctx, arm, b, pipeline.Capacity{Serving: r, Log: x.s.Err})
 	})
 	if at := hook.time(); !at.IsZero() {
 		startup = at.Sub(launched)
