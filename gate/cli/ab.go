@@ -24,8 +24,7 @@ func init() { register(newABCmd) }
 // PERFGATE_* variables, which override the file. The names are the ones
 // action.yml passes.
 var abFlagKeys = map[string]string{
-	"workload":             "workloads",
-	"workloads":            "workloads",
+	"workloads":            "workloads", // -w is added to it, see abResolve
 	"output":               "output",
 	"profile":              "profile",
 	"server-cmd":           "server.command",
@@ -190,6 +189,15 @@ func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
 		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
 	}
 	p := &abPlan{cfg: l.Config}
+	// -w (run's spelling, repeatable) and --workloads (gate's, a list)
+	// are one setting: either overrides the file, both add up.
+	if f := cmd.Flags().Lookup("workload"); f.Changed {
+		w, _ := cmd.Flags().GetStringArray("workload")
+		if !cmd.Flags().Changed("workloads") {
+			p.cfg.Workloads = nil
+		}
+		p.cfg.Workloads = append(w, p.cfg.Workloads...)
+	}
 	switch {
 	case o.warmups < -1:
 		return nil, exitf(ExitInvalid, "ab: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)

@@ -241,3 +241,20 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return abs
 }
+
+// TestABWorkloadFlags: -w and --workloads add up, and either replaces the
+// file's workloads.
+func TestABWorkloadFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "perfgate.yaml")
+	if err := os.WriteFile(file, []byte("workloads: [nope.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Two serving cells and a command cell: the mix is refused, which
+	// proves all three were read (and the file's nope.yaml was not).
+	code, _, errs := abMainArgs(context.Background(), "--config", file, "-o", dir, "-w", "testdata/gate/decode-a.yaml",
+		"--workloads", "testdata/gate/decode-b.yaml,"+commandWorkload, "--server-cmd", "s")
+	if code != ExitInvalid || !strings.Contains(errs, "serving and kind: command workloads cannot share") || strings.Contains(errs, "nope.yaml") {
+		t.Errorf("exit %v, stderr %q", code, errs)
+	}
+}
