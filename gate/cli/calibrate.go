@@ -204,6 +204,10 @@ func calibrateWorkloads(cfg config.Config) (ms []*workload.Manifest, notes []str
 			notes = append(notes, fmt.Sprintf("%s: a kind: command workload runs no server and is not calibrated", m.Cell))
 			continue
 		}
+		if m.IsCapacity() || m.SaturationShare > 0 {
+			notes = append(notes, fmt.Sprintf("%s: a capacity or share-of-saturation workload finds its load at run time and is not calibrated", m.Cell))
+			continue
+		}
 		ms = append(ms, m)
 	}
 	if len(ms) == 0 {

@@ -251,7 +251,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
 		}
 		defer runner.Close()
-		kinds.Serving = runner
+		kinds.Serving = pipeline.Capacity{Serving: runner, Log: s.Err}
 	}
 	opts := pipeline.Options{Baselines: baselines, Policy: p, Budget: cfg.Trials.Budget, Log: s.Err}
 	if l.Source("trials.min") != "default" {

@@ -98,10 +98,13 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	defer runner.Close()
+	// Capacity cells of the smoke set search for their load; every other
+	// cell goes to the runner unchanged.
+	trials := pipeline.Capacity{Serving: runner, Log: progress}
 
 	fmt.Fprintf(progress, "simulator (preset %s) listening on %s\n", o.Preset, url)
 	fmt.Fprintf(progress, "recording the baseline: %d workload(s)\n", len(o.Manifests))
-	base, err := pipeline.Record(ctx, runner, o.Manifests, o.Trials)
+	base, err := pipeline.Record(ctx, trials, o.Manifests, o.Trials)
 	if err != nil {
 		return nil, fmt.Errorf("demo: baseline run: %w", err)
 	}
@@ -121,7 +124,7 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 	// documented default (docs/statistics.md).
 	policy := verdict.DefaultPolicy()
 	policy.AssumedBetween = map[string]float64{"*": 0}
-	out, err := pipeline.Run(ctx, runner, o.Manifests, pipeline.Options{
+	out, err := pipeline.Run(ctx, trials, o.Manifests, pipeline.Options{
 		Baselines: base, Policy: policy, MinTrials: o.Trials, MaxTrials: o.Trials,
 	})
 	if err != nil {

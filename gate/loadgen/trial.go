@@ -23,6 +23,12 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if len(m.Requests) == 0 {
 		return fmt.Errorf("workload %s: no requests", m.Cell)
 	}
+	// A capacity cell's or share-of-saturation cell's requests are timed
+	// for 1 req/s; sent as they are, they would measure a load nobody
+	// asked for. pipeline.Capacity chooses the load and calls At.
+	if m.IsCapacity() || m.SaturationShare > 0 {
+		return fmt.Errorf("workload %s: its load is chosen at run time; run it through pipeline.Capacity", m.Cell)
+	}
 	model := res.Server.Model
 	if model == "" {
 		model = m.Model

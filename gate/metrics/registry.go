@@ -93,6 +93,12 @@ var Scalars = []Metric{
 	{"total_output_tokens", "count", Informational, "output tokens of successful requests"},
 	{"duration_s", "s", Informational, "benchmark duration: first dispatch to last completion"},
 	{"dispatch_lag_ms.p99", "ms", Informational, "p99 of the client's lateness in dispatching requests (client health, not server speed)"},
+	// A kind: capacity trial (one search, package gate/capacity) carries
+	// these instead of the serving metrics.
+	{"capacity_rps", "req/s", HigherIsBetter, "largest request rate at which the goodput share stays at the workload's target (kind: capacity)"},
+	{"capacity_concurrency", "count", HigherIsBetter, "largest concurrency at which the goodput share stays at the workload's target (kind: capacity, over: concurrency)"},
+	{"saturation_throughput", "req/s", HigherIsBetter, "request throughput of the unlimited-rate probe, vLLM's --request-rate inf (kind: capacity)"},
+	{"capacity_probes", "count", Informational, "probes one capacity search ran, the saturation probe included"},
 }
 
 var scalarByID = func() map[string]Metric {

@@ -32,6 +32,7 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 		{name: "server log", versions: serverLogVersions(d), order: 900},
 		tables,
 		{name: "serving facts", versions: factsVersions(d), order: 20},
+		{name: "capacity curves", versions: []string{capacityPart(d), ""}, order: 21},
 		{name: "invalid trials", versions: []string{excludedPart(d), ""}, order: 19},
 		{name: "fingerprint differences", versions: []string{fingerprintPart(d), ""}, order: 18},
 		{name: "noise and detectable effects", versions: []string{noisePart(d), ""}, order: 15},

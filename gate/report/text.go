@@ -55,6 +55,7 @@ func Text(w io.Writer, d *Data) error {
 			strings.ToUpper(string(cell.Outcome)), note)
 	}
 	tw.Flush()
+	b.WriteString(capacityText(d))
 	first := true
 	for _, wl := range c.Workloads {
 		if wl.Status == verdict.Compared {

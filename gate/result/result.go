@@ -54,6 +54,10 @@ type Result struct {
 	// it as on any result.
 	Arm string `json:"arm,omitempty"`
 	AB  *AB    `json:"ab,omitempty"`
+	// Saturation is set when the cell's rate is a share of saturation
+	// (the two-step protocol): what saturation was measured and the
+	// absolute rate the trials ran at.
+	Saturation *Saturation `json:"saturation,omitempty"`
 }
 
 // AB is the design of the interleaved experiment a result's arm came
@@ -188,6 +192,9 @@ type Trial struct {
 	// counted (docs/metrics.md); nil in imported results and in results
 	// written before perfgate recorded it.
 	Tokens *TokenCounting `json:"token_counting,omitempty"`
+	// Capacity is the search of a capacity cell's trial: every probe and
+	// the capacity found (its values are in Values too).
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // TokenCounting records how a trial's per-chunk token counts were found,

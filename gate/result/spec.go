@@ -68,6 +68,10 @@ type Spec struct {
 	Command *Command
 	// Bench is the load identity of an imported cell, nil otherwise.
 	Bench *Bench
+	// Capacity is the search of a capacity cell (KindCapacity: a serving
+	// request stream whose rate or concurrency the search chooses), nil
+	// otherwise.
+	Capacity *CapacitySpec
 }
 
 // Dataset describes where a serving cell's prompts came from.
@@ -128,6 +132,11 @@ type Load struct {
 	// RampUp, when set, replaces the fixed rate (Rate is then +Inf, as
 	// vLLM records it).
 	RampUp *RampUp
+	// SaturationShare is set (0.8) when the rate is that share of the
+	// saturation throughput measured first (`80%-of-saturation`); Rate is
+	// then 0, since the absolute rate is known only at run time
+	// (Result.Saturation).
+	SaturationShare float64
 }
 
 // Sampling pins the sampling parameters, since servers' defaults change

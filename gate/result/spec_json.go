@@ -33,6 +33,10 @@ type servingWire struct {
 	ExtraBody         json.RawMessage `json:"extra_body,omitempty"`
 	Headers           []Header        `json:"headers,omitempty"`
 	MetricPercentiles []float64       `json:"metric_percentiles,omitempty"`
+	// Kind and Capacity are written for capacity cells only, after every
+	// serving key, so serving specs keep their bytes.
+	Kind     string        `json:"kind,omitempty"`
+	Capacity *CapacitySpec `json:"capacity,omitempty"`
 }
 
 type loadWire struct {
@@ -41,6 +45,9 @@ type loadWire struct {
 	Rate        number  `json:"rate"`
 	Burstiness  number  `json:"burstiness"`
 	RampUp      *RampUp `json:"ramp_up,omitempty"`
+	// SaturationShare is written only for a rate that is a share of
+	// saturation.
+	SaturationShare float64 `json:"saturation_share,omitempty"`
 }
 
 // commandWire is a command cell's spec.
@@ -73,22 +80,23 @@ type benchWire struct {
 
 // specFields is every key of the three layouts, for decoding.
 type specFields struct {
-	Kind        string      `json:"kind"`
-	Name        string      `json:"name"`
-	Cell        string      `json:"cell"`
-	Description string      `json:"description"`
-	API         string      `json:"api"`
-	Model       string      `json:"model"`
-	GPUs        int         `json:"gpus"`
-	Dataset     Dataset     `json:"dataset"`
-	Load        loadWire    `json:"load"`
-	Sampling    Sampling    `json:"sampling"`
-	Warmups     int         `json:"warmups"`
-	Trials      TrialBudget `json:"trials"`
-	TimeoutS    float64     `json:"timeout_s"`
-	SLO         SLO         `json:"slo"`
-	Gate        []GateRule  `json:"gate"`
-	Command     *Command    `json:"command"`
+	Kind        string        `json:"kind"`
+	Name        string        `json:"name"`
+	Cell        string        `json:"cell"`
+	Description string        `json:"description"`
+	API         string        `json:"api"`
+	Model       string        `json:"model"`
+	GPUs        int           `json:"gpus"`
+	Dataset     Dataset       `json:"dataset"`
+	Load        loadWire      `json:"load"`
+	Sampling    Sampling      `json:"sampling"`
+	Warmups     int           `json:"warmups"`
+	Trials      TrialBudget   `json:"trials"`
+	TimeoutS    float64       `json:"timeout_s"`
+	SLO         SLO           `json:"slo"`
+	Gate        []GateRule    `json:"gate"`
+	Command     *Command      `json:"command"`
+	Capacity    *CapacitySpec `json:"capacity"`
 
 	ExtraBody         json.RawMessage `json:"extra_body"`
 	Headers           []Header        `json:"headers"`
@@ -107,15 +115,23 @@ type specFields struct {
 // MarshalJSON writes s in the layout of its kind.
 func (s Spec) MarshalJSON() ([]byte, error) {
 	switch s.Kind {
-	case KindServing, "":
-		return json.Marshal(servingWire{
+	case KindServing, "", KindCapacity:
+		w := servingWire{
 			Name: s.Name, Cell: s.Cell, Description: s.Description, API: s.API, Model: s.Model,
 			GPUs: s.GPUs, Dataset: s.Dataset,
-			Load:     loadWire{Requests: s.Load.Requests, Concurrency: s.Load.Concurrency, Rate: number(s.Load.Rate), Burstiness: number(s.Load.Burstiness), RampUp: s.Load.RampUp},
+			Load: loadWire{Requests: s.Load.Requests, Concurrency: s.Load.Concurrency, Rate: number(s.Load.Rate), Burstiness: number(s.Load.Burstiness), RampUp: s.Load.RampUp,
+				SaturationShare: s.Load.SaturationShare},
 			Sampling: s.Sampling, Warmups: s.Warmups, Trials: s.Trials, TimeoutS: s.TimeoutS,
 			SLO: s.SLO, Gate: s.Gate,
 			ExtraBody: s.ExtraBody, Headers: s.Headers, MetricPercentiles: s.MetricPercentiles,
-		})
+		}
+		if s.Kind == KindCapacity {
+			if s.Capacity == nil {
+				return nil, fmt.Errorf("capacity spec %s: no capacity settings", s.Cell)
+			}
+			w.Kind, w.Capacity = KindCapacity, s.Capacity
+		}
+		return json.Marshal(w)
 	case KindCommand:
 		var c Command
 		if s.Command != nil {
@@ -158,11 +174,18 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 		Trials: f.Trials, TimeoutS: f.TimeoutS, Gate: f.Gate,
 	}
 	switch f.Kind {
-	case "", KindServing:
+	case "", KindServing, KindCapacity:
 		out.Kind = KindServing
 		out.API, out.Model, out.Dataset, out.Sampling, out.Warmups, out.SLO = f.API, f.Model, f.Dataset, f.Sampling, f.Warmups, f.SLO
-		out.Load = Load{Requests: f.Load.Requests, Concurrency: f.Load.Concurrency, Rate: float64(f.Load.Rate), Burstiness: float64(f.Load.Burstiness), RampUp: f.Load.RampUp}
+		out.Load = Load{Requests: f.Load.Requests, Concurrency: f.Load.Concurrency, Rate: float64(f.Load.Rate), Burstiness: float64(f.Load.Burstiness), RampUp: f.Load.RampUp,
+			SaturationShare: f.Load.SaturationShare}
 		out.ExtraBody, out.Headers, out.MetricPercentiles = compact(f.ExtraBody), f.Headers, f.MetricPercentiles
+		if f.Kind == KindCapacity {
+			out.Kind, out.Capacity = KindCapacity, f.Capacity
+			if out.Capacity == nil {
+				out.Capacity = &CapacitySpec{}
+			}
+		}
 	case KindCommand:
 		out.Command = f.Command
 		if out.Command == nil {
@@ -182,7 +205,7 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 		}
 		out.Bench = b
 	default:
-		return fmt.Errorf("unknown kind %q (this perfgate reads %s, %s and %s)", f.Kind, KindServing, KindCommand, KindBench)
+		return fmt.Errorf("unknown kind %q (this perfgate reads %s, %s, %s and %s)", f.Kind, KindServing, KindCapacity, KindCommand, KindBench)
 	}
 	*s = out
 	return nil

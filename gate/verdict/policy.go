@@ -249,7 +249,10 @@ func (p *Policy) resolve(spec json.RawMessage) (*cellRules, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Kind == result.KindCommand {
+	// A capacity cell is like a command cell here: its trials carry
+	// capacity_rps and saturation_throughput, none of the serving metrics
+	// the policy gates by default, and its gate list names its own.
+	if s.Kind == result.KindCommand || s.Kind == result.KindCapacity {
 		cr.command, cr.named = true, map[string]bool{}
 	}
 	for i, g := range s.Gate {

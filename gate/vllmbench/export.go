@@ -41,6 +41,12 @@ func shapeOf(r *result.Result) loadShape {
 		return s
 	}
 	l, ok := spec.Shape()
+	// A rate written as a share of saturation ran at the absolute rate the
+	// result recorded.
+	if spec.Kind == result.KindServing && spec.Load.SaturationShare > 0 && r.Saturation != nil {
+		l, ok = spec.Load, true
+		l.Rate = r.Saturation.RateRPS
+	}
 	if !ok {
 		return s
 	}

@@ -71,8 +71,8 @@ func (d *decoder) workloadKind(n *yaml.Node) string {
 		if len(d.errs) > n0 {
 			return ""
 		}
-		if s != KindServing && s != KindCommand {
-			d.errorf(v.Line, "kind must be serving or command, got %q", s)
+		if s != KindServing && s != KindCommand && s != KindCapacity {
+			d.errorf(v.Line, "kind must be serving, capacity or command, got %q", s)
 			return ""
 		}
 		return s

@@ -72,6 +72,10 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 			MetricPercentiles: f.MetricPercentiles,
 			Warnings:          warningTexts(warnings),
 		}
+		m.SaturationShare = f.Load.SaturationShare
+		if f.Kind == KindCapacity {
+			f.expandCapacity(m)
+		}
 		m.Spec = f.spec(c)
 		m.Hash = Hash(m)
 		out = append(out, m)

@@ -47,6 +47,12 @@ type hashSettings struct {
 	ExtraBody json.RawMessage `json:"extra_body,omitempty"`
 	Headers   []Header        `json:"headers,omitempty"`
 	RampUp    *RampUp         `json:"ramp_up,omitempty"`
+	// Written only when set, so earlier cells keep their hashes: a
+	// capacity cell's kind and search settings (they decide which loads
+	// are probed), and a rate given as a share of saturation.
+	Kind            string        `json:"kind,omitempty"`
+	Capacity        *CapacitySpec `json:"capacity,omitempty"`
+	SaturationShare float64       `json:"saturation_share,omitempty"`
 }
 
 // Hash returns the hex sha256 of the canonical encoding of m: the version
@@ -63,10 +69,16 @@ func Hash(m *Manifest) string {
 	h := sha256.New()
 	w := bufio.NewWriterSize(h, 64<<10)
 	w.WriteString(hashVersion)
+	kind := ""
+	if m.IsCapacity() {
+		kind = KindCapacity
+	}
 	settings, _ := json.Marshal(hashSettings{
-		API: m.API, Model: m.Model, Concurrency: m.Concurrency, Rate: number(m.Rate),
+		Kind: kind,
+		API:  m.API, Model: m.Model, Concurrency: m.Concurrency, Rate: number(m.Rate),
 		Burstiness: number(m.Burstiness), Sampling: m.Sampling, SLO: m.SLO,
 		ExtraBody: m.ExtraBody, Headers: m.Headers, RampUp: m.RampUp,
+		Capacity: m.Capacity, SaturationShare: m.SaturationShare,
 	})
 	var buf []byte
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(settings)))

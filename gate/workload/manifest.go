@@ -81,6 +81,15 @@ type Manifest struct {
 	// Warnings are problems found while expanding the cell that did not
 	// invalidate it (dataset fields that were ignored); plan prints them.
 	Warnings []string
+	// Capacity is set for a kind: capacity cell (Kind KindCapacity): the
+	// search settings. Its requests are timed for 1 req/s; each probe runs
+	// At a rate or concurrency.
+	Capacity *CapacitySpec
+	// SaturationShare is set (0.8) for a serving cell whose rate is that
+	// share of saturation (`80%-of-saturation`): its requests are timed
+	// for 1 req/s, and the runner measures saturation first and runs the
+	// trials At share x saturation.
+	SaturationShare float64
 }
 
 // Request is one request of a manifest.

@@ -124,7 +124,8 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	if !d.isMapping(n, "workload") {
 		return f
 	}
-	switch d.workloadKind(n) {
+	kind := d.workloadKind(n)
+	switch kind {
 	case KindCommand:
 		d.commandWorkload(n, f)
 		return f
@@ -135,11 +136,17 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	var gateNode *yaml.Node
 	for _, fl := range d.mapping(n, "workload", "name", "description", "kind", "api", "model", "gpus",
 		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate",
-		"extra_body", "headers", "metric_percentiles") {
+		"extra_body", "headers", "metric_percentiles", "capacity") {
 		v := fl.value
 		switch fl.key {
 		case "kind":
-			f.Kind = KindServing
+			f.Kind = kind
+		case "capacity":
+			if kind != KindCapacity {
+				d.errorf(fl.line, "capacity applies only to a kind: capacity workload")
+				continue
+			}
+			d.capacity(v, fl.line, f)
 		case "name":
 			haveName = true
 			d.name(v, fl.line, f)
@@ -197,6 +204,12 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	if !haveLoad {
 		d.errorf(line, "workload: missing required key load")
 	}
+	if kind == KindCapacity {
+		f.Kind = KindCapacity
+		d.capacityChecks(f, line)
+	} else {
+		d.servingChecks(f, line)
+	}
 	if len(d.errs) == 0 {
 		d.crossCheck(f)
 	}
@@ -236,6 +249,7 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 			f.lines.requests = v.Line
 			l.Requests = d.integer(v, "load.requests", 1, 1000000)
 		case "concurrency":
+			f.lines.capacity.concurrency = v.Line
 			seen := map[int]bool{}
 			for _, item := range d.list(v, "load.concurrency") {
 				c := d.integer(item, "load.concurrency", 0, 1000000)
@@ -247,6 +261,10 @@ func (d *decoder) load(n *yaml.Node, keyLine int, f *File) {
 			}
 		case "rate":
 			f.lines.rate = fl.line
+			f.lines.capacity.rate = v.Line
+			if d.saturationShare(v, l) {
+				continue
+			}
 			seen := map[float64]bool{}
 			for _, item := range d.list(v, "load.rate") {
 				r := d.positiveOrInf(item, "load.rate")

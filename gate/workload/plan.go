@@ -88,8 +88,19 @@ func WritePlan(w io.Writer, ms []*Manifest) error {
 		fmt.Fprintf(tw, "requests\t%d measured, %d warmups\n", s.Requests, s.Warmups)
 		fmt.Fprintf(tw, "input tokens\tmin %d, mean %.1f, max %d%s\n", s.Input.Min, s.Input.Mean, s.Input.Max, inputNote)
 		fmt.Fprintf(tw, "max tokens\tmin %d, mean %.1f, max %d\n", s.Output.Min, s.Output.Mean, s.Output.Max)
-		fmt.Fprintf(tw, "load\tconcurrency %s, rate %s req/s, burstiness %s\n", conc, formatRate(m.Rate), formatRate(m.Burstiness))
-		fmt.Fprintf(tw, "arrivals\t%s .. %s\n", s.FirstArrival, s.LastArrival)
+		switch {
+		case m.IsCapacity():
+			c := m.Capacity
+			fmt.Fprintf(tw, "load\tcapacity search over %s: goodput share >= %s, up to %d probes (the first at rate inf), concurrency %s, burstiness %s\n",
+				c.Over, ftoa(100*c.GoodputShare)+"%", c.MaxProbes, conc, formatRate(m.Burstiness))
+			fmt.Fprintf(tw, "arrivals\t%s .. %s at 1 req/s, divided by each probe's rate\n", s.FirstArrival, s.LastArrival)
+		case m.SaturationShare > 0:
+			fmt.Fprintf(tw, "load\tconcurrency %s, rate %s (saturation measured first at rate inf), burstiness %s\n", conc, ftoa(100*m.SaturationShare)+"%-of-saturation", formatRate(m.Burstiness))
+			fmt.Fprintf(tw, "arrivals\t%s .. %s at 1 req/s, divided by the rate found\n", s.FirstArrival, s.LastArrival)
+		default:
+			fmt.Fprintf(tw, "load\tconcurrency %s, rate %s req/s, burstiness %s\n", conc, formatRate(m.Rate), formatRate(m.Burstiness))
+			fmt.Fprintf(tw, "arrivals\t%s .. %s\n", s.FirstArrival, s.LastArrival)
+		}
 		fmt.Fprintf(tw, "trials\t%d to %d, timeout %s\n", m.Trials.Min, m.Trials.Max, m.Timeout)
 		writeOptions(tw, m)
 	}

@@ -73,6 +73,9 @@ type File struct {
 	Headers   []Header
 	// MetricPercentiles are percentiles recorded besides metrics.Stats.
 	MetricPercentiles []float64
+	// Capacity holds a kind: capacity file's search settings, defaults
+	// filled in.
+	Capacity CapacitySpec
 
 	lines lines // where each field was written, for errors found later
 }
@@ -113,12 +116,18 @@ type Load struct {
 	Burstiness  float64
 	// RampUp, when set, paces requests on vLLM's ramp instead of Rate.
 	RampUp *RampUp
+	// SaturationShare is set (0.8) for `rate: 80%-of-saturation`: the cell
+	// runs at that share of the saturation throughput an unlimited-rate
+	// run measures first. Rate then holds the single placeholder 1, the
+	// rate the manifest's arrivals are timed for (Manifest.At).
+	SaturationShare float64
 }
 
 // lines records the line of each field that expansion may still reject.
 type lines struct {
 	name, path, sha256, requests, required, minTokens, numPrefixes, tokenIDs int
 	rate, rampUp, burstiness                                                 int
+	capacity                                                                 capacityLines
 }
 
 // cellSpec is one cell's load point.

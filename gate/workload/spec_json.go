@@ -22,14 +22,24 @@ func (f *File) spec(c cellSpec) []byte {
 		r := ds.TokenIDs
 		d.TokenIDs = &r
 	}
-	return mustSpec(result.Spec{
+	s := result.Spec{
 		Kind: result.KindServing, Name: f.Name, Cell: c.name, Description: f.Description,
 		API: string(f.API), Model: f.Model, GPUs: f.GPUs, Dataset: d,
 		Load:     result.Load{Requests: f.Load.Requests, Concurrency: c.concurrency, Rate: c.rate, Burstiness: f.Load.Burstiness, RampUp: f.Load.RampUp},
 		Sampling: f.Sampling, Warmups: f.Warmups, Trials: f.Trials, TimeoutS: f.Timeout.Seconds(),
 		SLO: f.SLO, Gate: f.Gate,
 		ExtraBody: f.ExtraBody, Headers: f.Headers, MetricPercentiles: f.MetricPercentiles,
-	})
+	}
+	// The rate of a capacity cell or of a share of saturation is chosen at
+	// run time; the spec records 0 and what chooses it.
+	if f.Load.SaturationShare > 0 {
+		s.Load.Rate, s.Load.SaturationShare = 0, f.Load.SaturationShare
+	}
+	if f.Kind == KindCapacity {
+		c := f.Capacity
+		s.Kind, s.Capacity, s.Load.Rate = result.KindCapacity, &c, 0
+	}
+	return mustSpec(s)
 }
 
 // mustSpec encodes a spec built from a validated file. Validation bounds

@@ -1,0 +1,89 @@
+package result
+
+// KindCapacity is a workload that searches for the largest load at which
+// its SLO holds (`kind: capacity`); each trial is one search.
+const KindCapacity = "capacity"
+
+// Capacity search axes: the offered request rate or the concurrency cap.
+const (
+	OverRate        = "rate"
+	OverConcurrency = "concurrency"
+)
+
+// CapacitySpec is a capacity cell's search settings, as its spec records
+// them: the share of requests that must meet the SLO, the axis searched,
+// the probe budget (the saturation probe included) and the relative width
+// of the bracket at which the search stops. MaxConcurrency is the top of
+// the bracket of a concurrency search.
+type CapacitySpec struct {
+	GoodputShare   float64 `json:"goodput_share"`
+	Over           string  `json:"over"`
+	MaxProbes      int     `json:"max_probes"`
+	Resolution     float64 `json:"resolution"`
+	MaxConcurrency int     `json:"max_concurrency,omitempty"`
+}
+
+// Capacity is what one capacity search (one trial of a capacity cell)
+// found. Capacity is the estimate of the load at which the goodput share
+// crosses Target; Low and High bound it by the probes' binomial
+// uncertainty: Low is the largest load probed whose share was surely at
+// or above the target (0 when none was), High the smallest load probed
+// whose share was surely below it (0 when none was: the search then has
+// no upper bound from the probes).
+type Capacity struct {
+	Over   string  `json:"over"`
+	Target float64 `json:"goodput_share"`
+	// Capacity is in req/s (over rate) or requests in flight (over
+	// concurrency).
+	Capacity float64 `json:"capacity"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high,omitempty"`
+	// Saturation is the request throughput of the unlimited-rate probe,
+	// in req/s.
+	Saturation float64 `json:"saturation_throughput"`
+	// Converged is false when the probe budget ran out before the
+	// bracket narrowed to the resolution.
+	Converged bool `json:"converged"`
+	// Probes are every probe in the order it ran, the saturation probe
+	// first.
+	Probes   []Probe  `json:"probes"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Probe is one short measured run of a capacity search.
+type Probe struct {
+	// Load is the rate (req/s) or concurrency probed; Unlimited marks the
+	// saturation probe (rate inf, no concurrency cap), whose Load is 0.
+	Load      float64 `json:"load"`
+	Unlimited bool    `json:"unlimited,omitempty"`
+	// Good of Total requests succeeded and met every SLO.
+	Good  int `json:"good"`
+	Total int `json:"total"`
+	// Share is Good/Total; ShareLow and ShareHigh its 95 % Wilson
+	// interval.
+	Share     float64 `json:"share"`
+	ShareLow  float64 `json:"share_low"`
+	ShareHigh float64 `json:"share_high"`
+	// Pass reports Share >= the target.
+	Pass bool `json:"pass"`
+	// Throughput is completed requests per second of the probe.
+	Throughput float64 `json:"throughput"`
+	// Latency holds the probe's latency percentiles by metric id
+	// (ttft_ms.p99, tpot_ms.p99, e2el_ms.p99), in ms.
+	Latency map[string]float64 `json:"latency,omitempty"`
+	// Invalid is the probe trial's invalid reason, when it had one.
+	Invalid string `json:"invalid,omitempty"`
+}
+
+// Saturation records the two-step protocol of a serving cell whose rate is
+// a share of saturation (`load.rate: 80%-of-saturation`): the request
+// throughput an unlimited-rate run measured, and the absolute rate the
+// trials then ran at (Share x ThroughputRPS).
+type Saturation struct {
+	Share         float64 `json:"share"`
+	ThroughputRPS float64 `json:"throughput_rps"`
+	RateRPS       float64 `json:"rate_rps"`
+	// Requests and DurationS describe the saturation run.
+	Requests  int     `json:"requests"`
+	DurationS float64 `json:"duration_s"`
+}
