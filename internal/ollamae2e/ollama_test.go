@@ -16,8 +16,8 @@ import (
 // workload with a launched server (--server-cmd), the detailed records'
 // timing identity, an A/A gate by --url that must pass, and gates of a
 // larger model and of a server that batches nothing (OLLAMA_NUM_PARALLEL=1
-// at concurrency 4) that must report a regression. It needs the ollama
-// binary in PERFGATE_OLLAMA (make e2e-ollama builds v0.17.4 and sets it).
+// at concurrency 4) that must report a regression, and an A/A of
+// perfgate ab that must pass. It needs the ollama binary in PERFGATE_OLLAMA (make e2e-ollama builds v0.17.4 and sets it).
 func TestOllama(t *testing.T) {
 	bin := os.Getenv("PERFGATE_OLLAMA")
 	if bin == "" {
@@ -77,7 +77,35 @@ func TestOllama(t *testing.T) {
 			t.Errorf("%s gate exit %d, want 1 with a REGRESSION:\n%s", slow.name, code, out)
 		}
 	}
+
+	// 4. perfgate ab: both arms on this runner, interleaved, each block a
+	// fresh ollama; the same server twice must pass. (Its sensitivity is
+	// gate/cli's TestABFindsDecodeSlowdown on the simulator; against ollama with the
+	// larger model as arm B it read REGRESSION, TPOT p50 +306 %, at about
+	// a minute more, so CI runs only the A/A.)
+	code, out = h.perfgate(h.abArgs("ab-aa", "models")...)
+	t.Logf("ab A/A: exit %d, %s\n%s", code, verdictLine(out), table(out))
+	if code != 0 {
+		t.Errorf("ab A/A exit %d, want 0 (pass):\n%s", code, out)
+	}
 	t.Logf("e2e done in %.1f s", time.Since(start).Seconds())
+}
+
+// abArgs are the arguments of a perfgate ab run of both workloads: one
+// server command, arm A on the tiny model's store, arm B on bStore, eight
+// blocks of one trial, writing to the output directory named dir.
+func (h *harness) abArgs(dir, bStore string) []string {
+	port := freePort(h.t)
+	args := []string{"ab", "-w", h.path("completions.yaml"), "-w", h.path("chat.yaml"), "-o", h.path(dir),
+		"--server-cmd", h.ollama + " serve", "--a-url", "http://" + port, "--b-url", "http://" + port,
+		"--blocks", "8", "--block-trials", "1", "--comment=never",
+		"--a-env", "OLLAMA_MODELS=" + h.path("models"), "--b-env", "OLLAMA_MODELS=" + h.path(bStore)}
+	for _, e := range h.env("models", port, 4) {
+		if !strings.HasPrefix(e, "OLLAMA_MODELS=") {
+			args = append(args, "--server-env", e)
+		}
+	}
+	return args
 }
 
 // gateArgs are the arguments of perfgate gate against the baseline store,
