@@ -124,6 +124,8 @@ timeout: 60s
 		"IN_UPLOAD_ARTIFACT": "true", "IN_ARTIFACT_NAME": "",
 		"ACTION_T0": "0", "ACTION_BIN_SOURCE": "none", "ACTION_CACHE_HIT": "true",
 		"IN_MERGE_BASE": "", "PR_BASE_SHA": "", "IN_ALLOW_BASELINE_CHANGE": "false", "IN_ACCEPT_NOISY": "false",
+		"IN_A_COMMAND": "", "IN_B_COMMAND": "", "IN_A_ENV": "", "IN_B_ENV": "", "IN_A_ARGS": "", "IN_B_ARGS": "",
+		"IN_A_URL": "", "IN_B_URL": "", "IN_BLOCKS": "", "IN_BLOCK_TRIALS": "", "IN_SEED": "", "IN_MAX_BLOCKS": "",
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GITHUB_OUTPUT=" + ghOutput, "GITHUB_PATH=" + filepath.Join(dir, "github_path"),
 		"PERFGATE_OUTPUT=" + out, "PERFGATE_TEST_AS_MAIN=1"}

@@ -36,6 +36,13 @@
 //	history:
 //	  reference_days: 30             # drift guard: compare with runs this old (0: off)
 //	  reference_runs: 3
+//	ab:                              # perfgate ab: two arms interleaved on one runner
+//	  a: {env: [NCCL_P2P_DISABLE=1]} # each arm: command, env, args, url
+//	  b: {env: [NCCL_P2P_DISABLE=0]} # (an arm without a command uses server.command)
+//	  blocks: 8                      # blocks in the balanced order (0: the default)
+//	  block_trials: 2                # trials of every workload per block (0: the default)
+//	  seed: 0                        # 0: the fixed ABBA BAAB order; else a seeded balanced order
+//	  max_blocks: 16                 # adaptive looks add blocks up to this (0: no extra blocks)
 //
 // Environment variables are PERFGATE_ followed by the key path in upper case
 // with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
@@ -67,6 +74,41 @@ type Config struct {
 	Calibrate Calibrate `mapstructure:"calibrate"`
 	// History configures what the gate takes from the baseline history.
 	History History `mapstructure:"history"`
+	// AB configures `perfgate ab` (docs/ab.md).
+	AB AB `mapstructure:"ab"`
+}
+
+// AB configures `perfgate ab`: the two arms and the block design. Zero
+// counts leave the command's defaults (gate/ab), so a file need only name
+// what differs between the arms.
+type AB struct {
+	A ABArm `mapstructure:"a"`
+	B ABArm `mapstructure:"b"`
+	// Blocks is the number of blocks in the balanced order, both arms
+	// together (an even number: each arm gets half).
+	Blocks int `mapstructure:"blocks"`
+	// BlockTrials is the number of measured trials of every workload in
+	// one block.
+	BlockTrials int `mapstructure:"block_trials"`
+	// Seed draws a random balanced order; 0 keeps the fixed ABBA BAAB
+	// pattern.
+	Seed int `mapstructure:"seed"`
+	// MaxBlocks bounds the blocks run over every look: more blocks are
+	// added only while a gated cell is inconclusive. 0 adds none.
+	MaxBlocks int `mapstructure:"max_blocks"`
+}
+
+// ABArm is one arm of `perfgate ab`. Command, when set, launches the arm's
+// server (restarted for every block); without it the arm uses
+// server.command. Env and Args overlay the arm's command: Env adds
+// NAME=value entries to its environment, Args is appended to its argv.
+// URL is where the arm serves: alone (no command anywhere) it names a
+// server that is already up, which then serves every block of the arm.
+type ABArm struct {
+	Command Argv     `mapstructure:"command"`
+	Env     []string `mapstructure:"env"`
+	Args    Argv     `mapstructure:"args"`
+	URL     string   `mapstructure:"url"`
 }
 
 // History configures what the gate takes from the baseline history

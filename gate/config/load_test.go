@@ -51,6 +51,15 @@ github:
 calibrate:
   restarts: 4
   trials: 2
+ab:
+  a: {env: [NCCL_P2P_DISABLE=1]}
+  b:
+    env: [NCCL_P2P_DISABLE=0, HF_TOKEN=hf_secret]
+    args: --max-num-batched-tokens 4096
+  blocks: 6
+  block_trials: 2
+  seed: 7
+  max_blocks: 10
 `
 
 func TestLoadFile(t *testing.T) {
@@ -82,6 +91,11 @@ func TestLoadFile(t *testing.T) {
 		GitHub:    GitHub{Comment: CommentNever, FailOnInconclusive: true},
 		Calibrate: Calibrate{Restarts: 4, Trials: 2},
 		History:   History{ReferenceDays: 30, ReferenceRuns: 3},
+		AB: AB{
+			A:      ABArm{Env: []string{"NCCL_P2P_DISABLE=1"}},
+			B:      ABArm{Env: []string{"NCCL_P2P_DISABLE=0", "HF_TOKEN=hf_secret"}, Args: Argv{"--max-num-batched-tokens", "4096"}},
+			Blocks: 6, BlockTrials: 2, Seed: 7, MaxBlocks: 10,
+		},
 	}
 	if !reflect.DeepEqual(l.Config, want) {
 		t.Errorf("Load:\n got %+v\nwant %+v", l.Config, want)
@@ -224,6 +238,18 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{"env PERFGATE_TRIALS_MIN: trials.min: must be at least 2"}},
 		{name: "renamed key from env names the new one", environ: []string{"PERFGATE_POLICY_MIN_TRIALS=5"},
 			want: []string{"env PERFGATE_POLICY_MIN_TRIALS: policy.min_trials: renamed to trials.min", "PERFGATE_TRIALS_MIN"}},
+		{name: "ab unknown arm key", file: "ab:\n  a:\n    cmd: vllm serve m\n",
+			want: []string{`perfgate.yaml:3: ab.a.cmd: unknown key`}},
+		{name: "ab odd blocks", file: "ab:\n  blocks: 5\n",
+			want: []string{"perfgate.yaml:2: ab.blocks: must be an even number of blocks between 2 and 1000 (or 0: the default), got 5"}},
+		{name: "ab max_blocks below blocks", file: "ab:\n  blocks: 8\n  max_blocks: 4\n",
+			want: []string{"perfgate.yaml:3: ab.max_blocks: must be 0 (no extra blocks) or between ab.blocks (8) and 1000, got 4"}},
+		{name: "ab bad arm url and env", file: "ab:\n  b:\n    url: 127.0.0.1:8001\n    env: [NOEQUALS]\n",
+			want: []string{"perfgate.yaml:3: ab.b.url: 127.0.0.1:8001: missing scheme", "perfgate.yaml:4: ab.b.env: entry 1 must be NAME=value"}},
+		{name: "ab negative seed from env", environ: []string{"PERFGATE_AB_SEED=-1"},
+			want: []string{"env PERFGATE_AB_SEED: ab.seed: must be 0"}},
+		{name: "ab args redirect", file: "ab:\n  a:\n    args: --x > log\n",
+			want: []string{"perfgate.yaml:3: ab.a.args: command has an unquoted '>'"}},
 		{name: "too few restarts", file: "calibrate:\n  restarts: 2\n",
 			want: []string{"perfgate.yaml:2: calibrate.restarts: must be between 3 and 1000"}},
 		{name: "one trial per start", environ: []string{"PERFGATE_CALIBRATE_TRIALS=1"},

@@ -32,6 +32,24 @@ func (c Config) Printable() Config {
 	if c.Server.Command != nil {
 		r.Server.Command = Argv(redact.Argv(c.Server.Command))
 	}
+	r.AB.A, r.AB.B = c.AB.A.printable(), c.AB.B.printable()
+	return r
+}
+
+// printable is the arm with its URL, environment and command lines
+// hidden as server.*'s are.
+func (a ABArm) printable() ABArm {
+	r := a
+	if r.URL != "" {
+		r.URL = redact.URL(r.URL)
+	}
+	r.Env = redact.Env(a.Env)
+	if a.Command != nil {
+		r.Command = Argv(redact.Argv(a.Command))
+	}
+	if a.Args != nil {
+		r.Args = Argv(redact.Argv(a.Args))
+	}
 	return r
 }
 

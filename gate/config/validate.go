@@ -143,6 +143,47 @@ func (c Config) problems() []problem {
 	if c.Calibrate.Trials < 2 || c.Calibrate.Trials > 1000 {
 		add("calibrate.trials", "must be between 2 and 1000 (each session needs a spread of its own), got %d", c.Calibrate.Trials)
 	}
+	ps = append(ps, c.AB.problems()...)
+	return ps
+}
+
+// problems checks the ab section: counts that cannot be negative, and arms
+// whose URL, command and environment entries are checked as server.*'s.
+func (a AB) problems() []problem {
+	var ps []problem
+	add := func(key, format string, args ...any) {
+		ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
+	}
+	for _, arm := range []struct {
+		name string
+		a    ABArm
+	}{{"ab.a", a.A}, {"ab.b", a.B}} {
+		if arm.a.URL != "" {
+			if msg := checkURL(arm.a.URL); msg != "" {
+				add(arm.name+".url", "%s", msg)
+			}
+		}
+		if len(arm.a.Command) > 0 && arm.a.Command[0] == "" {
+			add(arm.name+".command", "the program name is empty")
+		}
+		for i, e := range arm.a.Env {
+			if !envNameRe.MatchString(e) {
+				add(arm.name+".env", "entry %d must be NAME=value with NAME made of letters, digits and '_'", i+1)
+			}
+		}
+	}
+	if a.Blocks < 0 || a.Blocks%2 != 0 || a.Blocks > 1000 {
+		add("ab.blocks", "must be an even number of blocks between 2 and 1000 (or 0: the default), got %d", a.Blocks)
+	}
+	if a.BlockTrials < 0 || a.BlockTrials > 1000 {
+		add("ab.block_trials", "must be between 1 and 1000 (or 0: the default), got %d", a.BlockTrials)
+	}
+	if a.Seed < 0 {
+		add("ab.seed", "must be 0 (the fixed ABBA BAAB order) or a positive seed, got %d", a.Seed)
+	}
+	if a.MaxBlocks < 0 || a.MaxBlocks > 1000 || (a.MaxBlocks > 0 && a.MaxBlocks < a.Blocks) {
+		add("ab.max_blocks", "must be 0 (no extra blocks) or between ab.blocks (%d) and 1000, got %d", a.Blocks, a.MaxBlocks)
+	}
 	return ps
 }
 

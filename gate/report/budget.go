@@ -151,7 +151,7 @@ func openTables(d *Data, notes *footnotes, parts []*part, tables *part) {
 	lines := visibleLines(joinFirst(parts))
 	open := 0
 	for _, w := range regressedWorkloads(d.Comparison) {
-		t := visibleLines(workloadTable(w.Workload, w.cells, notes) + serverContext(d, w.Workload.Cell))
+		t := visibleLines(workloadTable(w.Workload, w.cells, notes, armsOf(d)) + serverContext(d, w.Workload.Cell))
 		if open > 0 && lines+t > VisibleLines {
 			break
 		}

@@ -49,6 +49,10 @@ type Data struct {
 	ServerFailure *ServerFailure
 	// Footer is an optional line under the report (tool version, run link).
 	Footer string
+	// AB, when set, says the comparison is the paired verdict of an
+	// interleaved experiment (perfgate ab): B is the candidate, A the
+	// baseline, and the report calls them so.
+	AB *AB
 	// Artifact, when its Name is set, is where the whole output directory
 	// (full report, raw results) is kept: the Action uploads it as a
 	// workflow artifact, listed on the run page at URL. The footer links it.
@@ -94,6 +98,13 @@ func (d *Data) verdictOf() string {
 // TPOT p50 +7.9 % (90 % CI +6.1 to +9.8 %), 5 vs 5 trials". Names are not
 // escaped here; callers escape for their medium.
 func Headline(d *Data) string {
+	if paired(d) {
+		return "B vs A: " + headline(d)
+	}
+	return headline(d)
+}
+
+func headline(d *Data) string {
 	c := d.Comparison
 	if d.RunError != "" {
 		return "Run failed: " + d.RunError + " (partial results, not a pass)"
@@ -110,7 +121,11 @@ func Headline(d *Data) string {
 		if c.Headline != nil {
 			s += ": " + cellSummary(c.Headline)
 		}
-		return s + fmt.Sprintf("; %d of %d gated metrics undecided within the trial budget", c.Inconclusives, c.Family)
+		budget := "the trial budget"
+		if paired(d) {
+			budget = "the blocks run"
+		}
+		return s + fmt.Sprintf("; %d of %d gated metrics undecided within %s", c.Inconclusives, c.Family, budget)
 	case verdict.Invalid:
 		return "Invalid: " + invalidSummary(c)
 	case verdict.Pass:

@@ -32,7 +32,7 @@ func allMetricsPart(d *Data) string {
 		if len(cells) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n**%s**\n\n| Metric | Gated | Baseline | Candidate | Change | Interval | p (adj.) | Outcome |\n|---|---|--:|--:|--:|--:|--:|---|\n", Escape(w.Cell))
+		fmt.Fprintf(&b, "\n**%s**\n\n| Metric | Gated | %s | %s | Change | Interval | p (adj.) | Outcome |\n|---|---|--:|--:|--:|--:|--:|---|\n", Escape(w.Cell), armsOf(d).base, armsOf(d).cand)
 		for _, cell := range cells {
 			gated := ""
 			if cell.Gated {
@@ -59,7 +59,7 @@ func noisePart(d *Data) string {
 			continue
 		}
 		if n == 0 {
-			b.WriteString("| Workload | Metric | Baseline CV | Candidate CV | Noise | Detectable change | Tolerance |\n|---|---|--:|--:|---|--:|--:|\n")
+			fmt.Fprintf(&b, "| Workload | Metric | %s CV | %s CV | Noise | Detectable change | Tolerance |\n|---|---|--:|--:|---|--:|--:|\n", armsOf(d).base, armsOf(d).cand)
 		}
 		n++
 		mde := Percent(cell.MDE)
@@ -128,7 +128,7 @@ func fingerprintPart(d *Data) string {
 	for _, w := range d.Comparison.Workloads {
 		for _, f := range w.Fingerprint {
 			if n == 0 {
-				b.WriteString("| Workload | Key | Baseline | Candidate | Must match |\n|---|---|---|---|---|\n")
+				fmt.Fprintf(&b, "| Workload | Key | %s | %s | Must match |\n|---|---|---|---|---|\n", armsOf(d).base, armsOf(d).cand)
 			}
 			n++
 			hard := ""

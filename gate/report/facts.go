@@ -95,7 +95,8 @@ func runFacts(d *Data) string {
 		}{"Engine", engineOf})
 	}
 	var s strings.Builder
-	s.WriteString("| | Baseline | Candidate |\n|---|---|---|\n")
+	n := armsOf(d)
+	fmt.Fprintf(&s, "| | %s | %s |\n|---|---|---|\n", n.base, n.cand)
 	for _, row := range rows {
 		bv, cv := "", ""
 		if b != nil {
@@ -283,7 +284,8 @@ func workloadFacts(d *Data, cell string) string {
 		return ""
 	}
 	var s strings.Builder
-	fmt.Fprintf(&s, "\n**%s**\n\n| | Baseline | Candidate |\n|---|--:|--:|\n", Escape(cell))
+	n := armsOf(d)
+	fmt.Fprintf(&s, "\n**%s**\n\n| | %s | %s |\n|---|--:|--:|\n", Escape(cell), n.base, n.cand)
 	row := func(name string, get func(*result.Result) string) {
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", name, factOf(b, get), factOf(c, get))
 	}

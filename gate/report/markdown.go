@@ -29,6 +29,7 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	parts := []*part{
 		{name: "headline", versions: []string{head}, order: 1000},
 		{name: "list", versions: []string{listPart(d)}, order: 1000},
+		{name: "a/b design", versions: []string{abPart(d)}, order: 950},
 		{name: "server log", versions: serverLogVersions(d), order: 900},
 		tables,
 		{name: "serving facts", versions: factsVersions(d), order: 20},
@@ -101,15 +102,15 @@ func headPart(d *Data, notes *footnotes) string {
 		fmt.Fprintf(&b, "\n> [!CAUTION]\n> The run did not complete: %s. The tables below compare the partial results; they cannot pass the gate.\n", Escape(d.RunError))
 	}
 	if c.Verdict == verdict.Regression && c.Headline != nil {
-		fmt.Fprintf(&b, "\n%s\n", regressionSentence(c.Headline))
+		fmt.Fprintf(&b, "\n%s\n", regressionSentence(c.Headline, armsOf(d)))
 	}
 	return b.String()
 }
 
 // regressionSentence says in words what the headline cell's numbers mean.
-func regressionSentence(cell *verdict.Cell) string {
-	return fmt.Sprintf("%s of %s moved %s (baseline %s, candidate %s); the tolerance is %s and the family-wise adjusted p-value %s.",
-		Escape(cell.Label), Code(cell.Workload), Change(cell), cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate),
+func regressionSentence(cell *verdict.Cell, n arms) string {
+	return fmt.Sprintf("%s of %s moved %s (%s %s, %s %s); the tolerance is %s and the family-wise adjusted p-value %s.",
+		Escape(cell.Label), Code(cell.Workload), Change(cell), strings.ToLower(n.base), cellValue(cell, cell.Baseline), strings.ToLower(n.cand), cellValue(cell, cell.Candidate),
 		Tolerance(cell), pValue(cell.PAdjusted))
 }
 
@@ -151,7 +152,7 @@ func workloadOutcome(cells []*verdict.Cell) verdict.Outcome {
 	return worst
 }
 
-const tableHeader = "| Metric | Baseline | Candidate | Change | %s | Tolerance | Outcome |\n|---|--:|--:|--:|--:|--:|---|\n"
+const tableHeader = "| Metric | %s | %s | Change | %s | Tolerance | Outcome |\n|---|--:|--:|--:|--:|--:|---|\n"
 
 // ranked is a compared workload with its gated cells.
 type ranked struct {
@@ -210,18 +211,18 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 
 	bad := func(b *strings.Builder) {
 		for _, r := range reg[:open] {
-			b.WriteString(workloadTable(r.Workload, r.cells, notes))
+			b.WriteString(workloadTable(r.Workload, r.cells, notes, armsOf(d)))
 			b.WriteString(serverContext(d, r.Workload.Cell))
 		}
 		var more strings.Builder
 		for _, r := range reg[open:] {
-			more.WriteString(workloadTable(r.Workload, r.cells, notes))
+			more.WriteString(workloadTable(r.Workload, r.cells, notes, armsOf(d)))
 			more.WriteString(serverContext(d, r.Workload.Cell))
 		}
 		b.WriteString(details(fmt.Sprintf("❌ %d more regressed workload(s): their tables (every regressed metric is in the list above)", len(reg)-open), more.String()))
 		for _, w := range inc {
 			b.WriteString(details(fmt.Sprintf("⚠️ %s: inconclusive, %d vs %d trials", HTMLText(w.Cell), w.BaselineTrials, w.CandidateTrials),
-				workloadTable(w, byW[w.Cell], notes)+serverContext(d, w.Cell)))
+				workloadTable(w, byW[w.Cell], notes, armsOf(d))+serverContext(d, w.Cell)))
 		}
 	}
 	goodSummary := fmt.Sprintf("✅ %d workload(s) without regression", len(good))
@@ -230,7 +231,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 	bad(&full)
 	var goodTables strings.Builder
 	for _, w := range good {
-		goodTables.WriteString(workloadTable(w, byW[w.Cell], notes))
+		goodTables.WriteString(workloadTable(w, byW[w.Cell], notes, armsOf(d)))
 	}
 	full.WriteString(details(goodSummary, goodTables.String()))
 	full.WriteString(notCompared)
@@ -245,7 +246,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 	// counted and named in the full report.
 	var capped strings.Builder
 	for _, r := range reg[:open] {
-		capped.WriteString(workloadTable(r.Workload, r.cells, notes))
+		capped.WriteString(workloadTable(r.Workload, r.cells, notes, armsOf(d)))
 	}
 	var rest strings.Builder
 	rows := 0
@@ -259,7 +260,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 			fmt.Fprintf(&rest, "\n… %d more regressed or undecided workload(s) are in the full report.\n", len(others)-i)
 			break
 		}
-		rest.WriteString(workloadTable(w, byW[w.Cell], notes))
+		rest.WriteString(workloadTable(w, byW[w.Cell], notes, armsOf(d)))
 		rows += len(byW[w.Cell])
 	}
 	capped.WriteString(details(fmt.Sprintf("%d more regressed or undecided workload(s)", len(others)), rest.String()))
@@ -270,7 +271,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 }
 
 // workloadTable is one workload's heading and its gated-metrics table.
-func workloadTable(w verdict.Workload, cells []*verdict.Cell, notes *footnotes) string {
+func workloadTable(w verdict.Workload, cells []*verdict.Cell, notes *footnotes, n arms) string {
 	var b strings.Builder
 	o := workloadOutcome(cells)
 	fmt.Fprintf(&b, "\n#### %s %s — %s, %d vs %d trials", outcomeIcon(string(o)), Escape(w.Cell), o, w.BaselineTrials, w.CandidateTrials)
@@ -285,7 +286,7 @@ func workloadTable(w verdict.Workload, cells []*verdict.Cell, notes *footnotes) 
 		b.WriteString("No gated metrics.\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, tableHeader, intervalHeader(cells))
+	fmt.Fprintf(&b, tableHeader, n.base, n.cand, intervalHeader(cells))
 	for _, cell := range cells {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s %s",
 			Escape(cell.Label), cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate),

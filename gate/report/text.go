@@ -21,7 +21,11 @@ func Text(w io.Writer, d *Data) error {
 	}
 	c := d.Comparison
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", shout(plain(Headline(d))))
+	head := shout(plain(headline(d)))
+	if paired(d) {
+		head = "B vs A: " + head // the verdict stays the word that shouts
+	}
+	fmt.Fprintf(&b, "%s\n", head)
 	fmt.Fprintf(&b, "%d workload(s), %d gated metrics: %d regressed, %d undecided, %d improved, %d passed (family-wise alpha %g",
 		len(c.Workloads), c.Family, c.Regressions, c.Inconclusives, c.Improvements, c.Passes, c.Alpha)
 	if c.Look.Max > 1 {
@@ -40,7 +44,8 @@ func Text(w io.Writer, d *Data) error {
 		return fmt.Sprintf(" [%d]", len(warns))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKLOAD\tMETRIC\tBASELINE\tCANDIDATE\tCHANGE\tINTERVAL\tTOL\tOUTCOME")
+	n := armsOf(d)
+	fmt.Fprintf(tw, "WORKLOAD\tMETRIC\t%s\t%s\tCHANGE\tINTERVAL\tTOL\tOUTCOME\n", strings.ToUpper(n.base), strings.ToUpper(n.cand))
 	for i := range c.Cells {
 		cell := &c.Cells[i]
 		if !cell.Gated {
@@ -77,6 +82,7 @@ func Text(w io.Writer, d *Data) error {
 	for _, warn := range c.Warnings {
 		ref(warn)
 	}
+	b.WriteString(abText(d))
 	if d.RunError != "" {
 		fmt.Fprintf(&b, "\nThe run did not complete: %s. Partial results never pass.\n", plain(d.RunError))
 	}

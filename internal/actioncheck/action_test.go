@@ -175,6 +175,7 @@ func TestActionFlagsExist(t *testing.T) {
 	sections := map[string][]string{ // case arm -> command path
 		"gate)":     {"gate"},
 		"baseline)": {"baseline", "update"},
+		"ab)":       {"ab"},
 	}
 	for arm, path := range sections {
 		i := strings.Index(script, arm)

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/ab"
+	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// abLooks runs the first look's blocks and judges them; while the verdict
+// is inconclusive and --max-blocks and --budget allow, it extends the
+// order (ab.Extend keeps it balanced) and judges again. As in perfgate
+// gate's pipeline the looks are declared up front (verdict.Look), so each
+// spends its share of alpha whatever rule added the blocks. The outcome's
+// Results are B's, RunErr the failure that stopped the experiment.
+func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipeline.Outcome, error) {
+	order, err := ab.Order(p.blocks, p.seed)
+	if err != nil {
+		return nil, exitf(ExitInvalid, "ab: --blocks %d: %w", p.blocks, err)
+	}
+	look := verdict.Look{Index: 1, Max: 1}
+	if p.maxBlocks > p.blocks && p.cfg.Trials.Budget > 0 {
+		look.Max = p.policy.MaxLooks
+	}
+	start := time.Now()
+	deadline := start.Add(p.cfg.Trials.Budget)
+	runErr := x.run(ctx, order, 0)
+	out := &pipeline.Outcome{}
+	for {
+		if runErr != nil {
+			abStopped(x, runErr)
+		}
+		cmp, err := abCompare(x, p, look, runErr)
+		if err != nil {
+			return nil, err
+		}
+		out.Comparison, out.Looks, out.RunErr = cmp, look.Index, runErr
+		// More blocks only while some gated cell is undecided and more
+		// blocks can decide it (Comparison.NeedsTrials: not a resident
+		// cell that the between-session term alone keeps undecided).
+		if runErr != nil || look.Index >= look.Max || cmp.Verdict != verdict.Inconclusive || len(cmp.NeedsTrials()) == 0 {
+			break
+		}
+		perBlock := time.Since(start) / time.Duration(len(order))
+		more := abMore(p.maxBlocks-len(order), look.Max-look.Index, perBlock, time.Until(deadline))
+		if more < 2 {
+			break
+		}
+		look.Index++
+		fmt.Fprintf(s.Err, "ab: inconclusive: look %d/%d: %d more blocks (at most %d in all)\n", look.Index, look.Max, more, p.maxBlocks)
+		have := len(order)
+		if order, err = ab.Extend(order, more, p.seed); err != nil {
+			return nil, fmt.Errorf("ab: extending the order: %w", err)
+		}
+		x.look = look.Index - 1
+		runErr = x.run(ctx, order, have)
+	}
+	out.Results = abNonNil(x.results[1])
+	for _, rs := range x.results {
+		for _, r := range abNonNil(rs) {
+			for _, t := range r.Trials {
+				if t.Look > 0 {
+					out.ExtraTrials++
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// abMore is how many blocks the next look adds: the blocks still allowed
+// (left) spread over the looks that remain (so the last look can add some
+// too), in whole quads where they fit so ABBA BAAB stays whole, in pairs
+// in any case, and no more than fit in the budget's remaining time at the
+// blocks' measured pace. 0 means no further look.
+func abMore(left, looksLeft int, perBlock, timeLeft time.Duration) int {
+	if left < 2 || looksLeft < 1 {
+		return 0
+	}
+	more := abQuads((left + looksLeft - 1) / looksLeft)
+	if perBlock > 0 {
+		more = min(more, abEven(int(timeLeft/perBlock)))
+	}
+	return min(more, abEvenDown(left))
+}
+
+// abQuads rounds n up to whole quads of blocks.
+func abQuads(n int) int { return (n + 3) / 4 * 4 }
+
+// abEven rounds n down to an even count (0 for n < 2).
+func abEven(n int) int { return abEvenDown(max(n, 0)) }
+
+func abEvenDown(n int) int { return n - n%2 }
+
+// abStopped marks every result of the experiment incomplete when a block
+// failed: half a balanced order is not a balanced order, so neither arm's
+// file may pass a gate or become a baseline, whichever arm's block failed.
+// A cell an arm never ran gets an incomplete result without trials, as
+// perfgate gate writes for a server that never became ready, so both
+// arms' directories and the report name every workload.
+func abStopped(x *abExperiment, err error) {
+	reason := fmt.Sprintf("the A/B experiment stopped in %v", err)
+	now := time.Now().UTC()
+	for i, rs := range x.results {
+		for j, r := range rs {
+			if r == nil {
+				m := x.arms[i].manifest(x.ms[j])
+				r = pipeline.ByKind{}.NewResult(m, result.Server{})
+				r.Tool = result.Tool{Name: "perfgate", Version: Version}
+				r.Source, r.StartedAt, r.FinishedAt = "perfgate ab", now, now
+				if x.failure != nil && x.failedArm == i {
+					r.Server.LogTail = x.failure.Tail
+				}
+				rs[j] = r
+			}
+			if r.Complete {
+				r.Complete, r.IncompleteReason = false, reason
+			}
+		}
+	}
+	if werr := x.write(); werr != nil {
+		fmt.Fprintf(x.s.Err, "perfgate: %v\n", werr)
+	}
+}
+
+// abCompare is the paired verdict of B vs A at look. The look is recorded
+// in every result (as the gate's pipeline does), so a later compare of
+// the written files tests them at this look's alpha. When the
+// experiment failed before both arms had results the paired comparison
+// has nothing to pair; the unpaired one then reports every cell as not
+// compared, for a report that says what happened.
+func abCompare(x *abExperiment, p *abPlan, look verdict.Look, runErr error) (*verdict.Comparison, error) {
+	a, b := abNonNil(x.results[0]), abNonNil(x.results[1])
+	for _, rs := range [][]*result.Result{a, b} {
+		for _, r := range rs {
+			r.Looks = &result.Looks{Index: look.Index, Max: look.Max}
+		}
+	}
+	cmp, err := ab.Compare(a, b, ab.Options{Policy: p.policy, Look: look, Resident: p.resident})
+	if err != nil && runErr != nil {
+		cmp, err = verdict.Compare(a, b, p.policy, look)
+	}
+	if err != nil {
+		return nil, exitf(ExitInvalid, "ab: %w", err)
+	}
+	if werr := x.write(); werr != nil {
+		return nil, werr
+	}
+	return cmp, nil
+}
+
+func abNonNil(rs []*result.Result) []*result.Result {
+	var out []*result.Result
+	for _, r := range rs {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
