@@ -103,8 +103,8 @@ func (f *File) textItem(segs []segment, input, output int) item {
 }
 
 // CalibrationProbes returns the two requests whose prompt token counts
-// calibrate m (ProbeWords words each, one output token), shaped for m's
-// API; nil when m does not send calibrated text.
+// calibrate m (ProbeWords words each, one output token or min_tokens),
+// shaped for m's API; nil when m does not send calibrated text.
 func (m *Manifest) CalibrationProbes() []Request {
 	if m.PromptFormat != PromptText {
 		return nil
@@ -116,7 +116,9 @@ func (m *Manifest) CalibrationProbes() []Request {
 		if i == 1 {
 			txt = once + " " + once
 		}
-		out[i] = Request{Index: i, InputTokens: w, MaxTokens: 1}
+		// One output token, or sampling.min_tokens: a server refuses
+		// min_tokens above max_tokens.
+		out[i] = Request{Index: i, InputTokens: w, MaxTokens: max(1, m.Sampling.MinTokens)}
 		if m.API == Chat {
 			out[i].Messages = []Message{{Role: "user", Content: txt}}
 		} else {

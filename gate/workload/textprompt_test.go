@@ -154,6 +154,10 @@ func TestCalibrationProbes(t *testing.T) {
 		if promptOf(p[1]) != promptOf(p[0])+" "+promptOf(p[0]) {
 			t.Error("the second probe is not the first one twice")
 		}
+		m.Sampling.MinTokens = 3
+		if p := m.CalibrationProbes(); p[0].MaxTokens != 3 {
+			t.Errorf("probe max_tokens %d below min_tokens 3", p[0].MaxTokens)
+		}
 	}
 }
 
