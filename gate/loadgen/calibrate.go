@@ -149,3 +149,13 @@ func (r *Runner) tokenize(ctx context.Context, c *client, path string, body map[
 	}
 	return 0, false
 }
+
+// textOnlyHint is the remedy a run that failed every request adds when it
+// sent token ids to an engine that takes text prompts only, the likely
+// cause of the failure (ollama answers each with a 400); "" otherwise.
+func textOnlyHint(m *workload.Manifest, p engine.Profile) string {
+	if p.Name == "" || p.TokenPrompts || m.API == workload.Chat || len(m.Requests) == 0 || m.Requests[0].PromptIDs == nil {
+		return ""
+	}
+	return fmt.Sprintf("; %s takes text prompts only: set dataset.prompt_format: text (docs/workloads.md)", p.Title)
+}

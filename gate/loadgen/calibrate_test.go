@@ -202,3 +202,18 @@ func TestTextPromptsOnOllamaPersonality(t *testing.T) {
 		t.Errorf("%d of 12 requests completed: %s", tr.Completed, tr.InvalidReason)
 	}
 }
+
+// TestTokenIDsOnTextOnlyEngine: token ids sent to the ollama personality
+// fail every request with its 400; the run's error names the remedy.
+func TestTokenIDsOnTextOnlyEngine(t *testing.T) {
+	_, url := startSim(t, func(c *sim.Config) {
+		if err := c.SetEngine("ollama"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r := newRunner(t, url, func(c *Config) { c.Warmups = 0 })
+	_, err := r.Run(context.Background(), manifest(4, 2, 0, 8), 1)
+	if err == nil || !strings.Contains(err.Error(), "every request") || !strings.Contains(err.Error(), "set dataset.prompt_format: text") {
+		t.Errorf("error %v", err)
+	}
+}

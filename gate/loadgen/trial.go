@@ -127,7 +127,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 			return fail(fmt.Sprintf("interrupted during trial %d", idx), fmt.Errorf("%s: %w", m.Cell, ErrInterrupted))
 		}
 		if t.Completed == 0 {
-			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)", res.Server.URL, idx, t.InvalidReason)
+			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)%s", res.Server.URL, idx, t.InvalidReason, textOnlyHint(m, prof))
 			return fail(err.Error(), err)
 		}
 	}

@@ -33,6 +33,15 @@ func TestOllama(t *testing.T) {
 	h.register()
 	t.Logf("ollama ready, model registered in %.1f s", time.Since(start).Seconds())
 
+	// 0. Token ids, the completions default, which ollama refuses: the run
+	// fails (exit 3) quoting ollama's 400 and naming the remedy.
+	h.write("ids.yaml", "name: ollama-ids\nmodel: "+model+"\ndataset: {kind: random, input_tokens: 16, output_tokens: 4}\n"+
+		"load: {requests: 4, concurrency: 2}\nwarmups: 0\ntrials: {min: 1, max: 1}\ntimeout: 30s\n")
+	code, out := h.perfgate("run", "-w", h.path("ids.yaml"), "--url", "http://"+h.addr, "-o", h.path("ids"))
+	if code != 3 || !strings.Contains(out, "cannot unmarshal array") || !strings.Contains(out, "set dataset.prompt_format: text") {
+		t.Errorf("token ids on ollama: exit %d, want 3 quoting ollama's 400 and naming prompt_format: text:\n%s", code, out)
+	}
+
 	// 1. Baseline, launched by perfgate run --server-cmd, with records.
 	port := freePort(t)
 	args := append([]string{"run", "-w", h.path("completions.yaml"), "-w", h.path("chat.yaml"),
@@ -54,7 +63,7 @@ func TestOllama(t *testing.T) {
 
 	// 2. A/A: the same configuration, already running, judged by --url.
 	load := loadAverage()
-	code, out := h.perfgate(h.gateArgs("aa", "--url", "http://"+h.addr)...)
+	code, out = h.perfgate(h.gateArgs("aa", "--url", "http://"+h.addr)...)
 	load = max(load, loadAverage())
 	t.Logf("A/A gate: exit %d, %s (load average %.1f on %d CPUs)\n%s", code, verdictLine(out), load, runtime.NumCPU(), table(out))
 	checkAA(t, "A/A gate", code, out, load)
