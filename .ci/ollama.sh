@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 OLLAMA_VERSION=0.17.4
 MALGO_VERSION=v0.11.24
-cache=${PERFGATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/perfgate}
+cache=${PERFGATE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/perfgate}
 dir=$cache/ollama-v$OLLAMA_VERSION-malgo-$MALGO_VERSION
 bin=$dir/ollama
 
@@ -63,7 +63,8 @@ build() {
 	echo "ollama.sh: built $bin in $((SECONDS - start)) s" >&2
 }
 
-if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
+# The build writes $bin.tmp and renames it, so a binary there is complete.
+if [ -x "$bin" ]; then
 	echo "ollama.sh: cached $bin" >&2
 else
 	build
