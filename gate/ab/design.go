@@ -175,7 +175,7 @@ func (d Design) BlocksFor(change, power float64) int {
 
 // DesignOf is the design of a cell Compare decided, with its measured
 // noise: BlocksFor on it says how many blocks the cell would need, Power
-// its chance at any change. The measured pair variance is carried as the
+// its chance at any change, Blocks the blocks of the pairs kept. The measured pair variance is carried as the
 // within-session variance of one-trial blocks (restarted) or beside the
 // measured between-session term (resident).
 func DesignOf(c *verdict.Comparison, cell *verdict.Cell) Design {
@@ -184,6 +184,10 @@ func DesignOf(c *verdict.Comparison, cell *verdict.Cell) Design {
 	d.Tolerance = cell.Tolerance / 100
 	if c.AB != nil {
 		d.Blocks, d.Resident, d.Estimator = c.AB.Blocks, c.AB.Resident, Estimator(c.AB.Estimator)
+	}
+	if cell.Blocks != nil && len(cell.Blocks.Pairs) > 0 {
+		// The pairs kept: a pair that lost a block carries no information.
+		d.Blocks = 2 * len(cell.Blocks.Pairs)
 	}
 	if d.Resident {
 		d.Between, d.BetweenDF = cell.Noise.Between*cell.Noise.Between, cell.Noise.BetweenDF
