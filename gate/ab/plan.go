@@ -30,13 +30,10 @@ const (
 // (resident servers: the between-session term alone can keep a cell from
 // passing at any number of blocks).
 func (d Design) BlocksToPass(chance float64) int {
-	for n := 4; n <= maxBlocks; n += 4 {
+	return smallestBlocks(func(n int) bool {
 		d.Blocks = n
-		if d.PassChance() >= chance {
-			return n
-		}
-	}
-	return 0
+		return d.PassChance() >= chance
+	})
 }
 
 // PlanOf is what cell's measured noise predicts for the experiment c

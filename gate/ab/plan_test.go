@@ -150,3 +150,37 @@ func TestPlanKeptPairs(t *testing.T) {
 		t.Errorf("plan %+v", p)
 	}
 }
+
+// TestSmallestBlocksIsTheScan: the bisection of BlocksFor and
+// BlocksToPass finds what a scan of every multiple of four finds, on
+// designs from quiet to hopeless, restarted and resident.
+func TestSmallestBlocksIsTheScan(t *testing.T) {
+	scan := func(ok func(int) bool) int {
+		for n := 4; n <= maxBlocks; n += 4 {
+			if ok(n) {
+				return n
+			}
+		}
+		return 0
+	}
+	var designs []Design
+	for _, between := range []float64{0, lv(0.01), lv(0.02), lv(0.05)} {
+		for _, resident := range []bool{false, true} {
+			d := tpotDesign(0, 0.03)
+			d.Between, d.Resident, d.Family, d.LookAlpha = between, resident, 9, 0.01/3
+			designs = append(designs, d)
+		}
+	}
+	for _, d := range designs {
+		for _, change := range []float64{0.035, 0.05, 0.1, 0.3} {
+			want := scan(func(n int) bool { e := d; e.Blocks = n; return e.Power(change) >= 0.8 })
+			if got := d.BlocksFor(change, 0.8); got != want {
+				t.Errorf("between %.5f resident %v: BlocksFor(%v) %d, the scan %d", d.Between, d.Resident, change, got, want)
+			}
+		}
+		want := scan(func(n int) bool { e := d; e.Blocks = n; return e.PassChance() >= 0.9 })
+		if got := d.BlocksToPass(0.9); got != want {
+			t.Errorf("between %.5f resident %v: BlocksToPass %d, the scan %d", d.Between, d.Resident, got, want)
+		}
+	}
+}
