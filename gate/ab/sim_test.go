@@ -67,11 +67,27 @@ func scenario(w world, b arm, o Options, named func(*verdict.Comparison) bool) t
 	return seededScenario(w, b, o, false, named)
 }
 
+// aaRuns is the number of seeded A vs A experiments behind a false-alarm
+// claim: at least the 200 the claim is stated over, also in a reduced
+// run (the race build CI runs, where A vs A costs about a second per
+// hundred).
+func aaRuns() int { return max(runs(), 200) }
+
+// aaScenario is scenario for A against A, over aaRuns() runs.
+func aaScenario(w world, o Options, random bool) tally {
+	return seededN(w, arm{1, 1}, o, random, aaRuns(), func(*verdict.Comparison) bool { return false })
+}
+
 // seededScenario is scenario with, when random is set, each run's order
 // drawn from its own seed (Order(n, seed) with seed = run + 1).
 func seededScenario(w world, b arm, o Options, random bool, named func(*verdict.Comparison) bool) tally {
+	return seededN(w, b, o, random, runs(), named)
+}
+
+// seededN is seededScenario over n runs.
+func seededN(w world, b arm, o Options, random bool, n int, named func(*verdict.Comparison) bool) tally {
 	var t tally
-	for i := 0; i < runs(); i++ {
+	for i := 0; i < n; i++ {
 		r := rand.New(rand.NewPCG(uint64(i), 0xab))
 		seed := uint64(0)
 		if random {
@@ -127,9 +143,9 @@ func TestSeededStoredBaselineUnderDrift(t *testing.T) {
 func TestSeededABUnderDrift(t *testing.T) {
 	p := verdict.DefaultPolicy()
 	o := Options{Policy: p}
-	aa := scenario(drifting, arm{1, 1}, o, func(*verdict.Comparison) bool { return false })
-	t.Logf("ab, drift 2%%/min, A vs A: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks), inconclusive %.1f%%",
-		100*aa.rate(aa.regression), 100*aa.rate(aa.pass), 100*aa.rate(aa.passFirst), DefaultBlocks, 100*aa.rate(aa.inconclusive))
+	aa := aaScenario(drifting, o, false)
+	t.Logf("ab, drift 2%%/min, A vs A, %d runs: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks), inconclusive %.1f%%",
+		aa.n, 100*aa.rate(aa.regression), 100*aa.rate(aa.pass), 100*aa.rate(aa.passFirst), DefaultBlocks, 100*aa.rate(aa.inconclusive))
 	if aa.rate(aa.regression) > p.Alpha {
 		t.Errorf("A vs A false alarms %.3f > alpha %v", aa.rate(aa.regression), p.Alpha)
 	}
@@ -138,7 +154,7 @@ func TestSeededABUnderDrift(t *testing.T) {
 	}
 	// A seeded random balanced order (mirrored quads) cancels the drift
 	// as well.
-	rnd := seededScenario(drifting, arm{1, 1}, o, true, func(*verdict.Comparison) bool { return false })
+	rnd := aaScenario(drifting, o, true)
 	t.Logf("ab, drift 2%%/min, A vs A, seeded random orders: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks)",
 		100*rnd.rate(rnd.regression), 100*rnd.rate(rnd.pass), 100*rnd.rate(rnd.passFirst), DefaultBlocks)
 	if rnd.rate(rnd.regression) > p.Alpha || rnd.rate(rnd.passFirst) < 0.9 {
@@ -201,9 +217,9 @@ func cellOf(c *verdict.Comparison, id string) *verdict.Cell {
 // numbers).
 func TestSeededPerStartOffset(t *testing.T) {
 	p := verdict.DefaultPolicy()
-	aa := scenario(restarting, arm{1, 1}, Options{Policy: p}, func(*verdict.Comparison) bool { return false })
-	t.Logf("ab, per-start CV 2%%, restarted blocks, A vs A: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks), inconclusive %.1f%%; %.0f server-seconds per run",
-		100*aa.rate(aa.regression), 100*aa.rate(aa.pass), 100*aa.rate(aa.passFirst), DefaultBlocks, 100*aa.rate(aa.inconclusive), aa.serverS/float64(aa.n))
+	aa := aaScenario(restarting, Options{Policy: p}, false)
+	t.Logf("ab, per-start CV 2%%, restarted blocks, A vs A, %d runs: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks), inconclusive %.1f%%; %.0f server-seconds per run",
+		aa.n, 100*aa.rate(aa.regression), 100*aa.rate(aa.pass), 100*aa.rate(aa.passFirst), DefaultBlocks, 100*aa.rate(aa.inconclusive), aa.serverS/float64(aa.n))
 	if aa.rate(aa.regression) > p.Alpha {
 		t.Errorf("A vs A false alarms %.3f > alpha %v", aa.rate(aa.regression), p.Alpha)
 	}
@@ -367,7 +383,7 @@ func TestSeededResident(t *testing.T) {
 		cal["chat"][id] = verdict.Prior{BetweenVar: lv(0.02), BetweenDF: 30, Source: "calibration"}
 	}
 	p.Noise = cal
-	with := scenario(w, arm{1, 1}, Options{Policy: p, Resident: true}, func(*verdict.Comparison) bool { return false })
+	with := aaScenario(w, Options{Policy: p, Resident: true}, false)
 	t.Logf("ab, resident servers, session CV 2%%, between-session term from calibration: A vs A regression %.1f%%, pass %.1f%%, inconclusive %.1f%%",
 		100*with.rate(with.regression), 100*with.rate(with.pass), 100*with.rate(with.inconclusive))
 	if with.rate(with.regression) > p.Alpha {
