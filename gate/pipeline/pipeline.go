@@ -102,6 +102,12 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	if log == nil {
 		log = io.Discard
 	}
+	// A share-of-saturation cell with a baseline rate runs a second time
+	// at that rate (baserate.go).
+	manifests, rateWarnings, err := withBaselineRate(manifests, o.Baselines)
+	if err != nil {
+		return nil, err
+	}
 	out := &Outcome{}
 	budgets := make([]budget, len(manifests))
 	canExtend := false
@@ -121,6 +127,9 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		srv, err := t.Prepare(ctx, m)
 		res := t.NewResult(m, srv)
 		res.StartedAt = now().UTC()
+		if m.BaselineRate != nil {
+			res.BaselineRate = m.BaselineRate
+		}
 		out.Results = append(out.Results, res)
 		if err != nil {
 			res.Complete, res.IncompleteReason = false, err.Error()
@@ -137,7 +146,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		}
 	}
 	base := selectBaselines(o.Baselines, manifests)
-	cmp, err := verdict.Compare(base, out.Results, o.Policy, look)
+	cmp, err := compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
 	if err != nil {
 		return out, err
 	}
@@ -193,7 +202,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 			look.Index--
 			break
 		}
-		cmp, err = verdict.Compare(base, out.Results, o.Policy, look)
+		cmp, err = compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
 		if err != nil {
 			return out, err
 		}
@@ -203,6 +212,20 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		}
 	}
 	return out, nil
+}
+
+// compareAtRates compares the candidates with the baselines, adding the
+// baseline side of every comparison at the baseline's absolute rate
+// (WithBaselineRate), and records warnings, those of the run's setup
+// first, in the comparison.
+func compareAtRates(base, cand []*result.Result, p verdict.Policy, look verdict.Look, warnings []string) (*verdict.Comparison, error) {
+	base, more := WithBaselineRate(base, cand)
+	cmp, err := verdict.Compare(base, cand, p, look)
+	if err != nil {
+		return nil, err
+	}
+	cmp.Warnings = append(append(append([]string(nil), warnings...), more...), cmp.Warnings...)
+	return cmp, nil
 }
 
 // budget is one workload's trial counts.
