@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -183,4 +184,52 @@ func baselineAtRate(b *result.Result) *result.Result {
 	d.Saturation = nil
 	d.BaselineRate = &result.BaselineRate{Cell: b.Workload.Cell, ShareHash: b.Workload.Hash, Share: b.Saturation.Share, RateRPS: rate}
 	return &d
+}
+
+// CompareAtRates is verdict.Compare with the comparisons at the
+// baseline's absolute rate built in: the baseline side of every candidate
+// result of one (WithBaselineRate), and the share cell's trusted rules
+// and noise priors under its name too, so a rule the baseline was
+// promoted with binds both comparisons of the cell. It returns the
+// baselines compared, the built ones included (the report shows them).
+// gate, gate --from and compare all compare through it.
+func CompareAtRates(base, cand []*result.Result, p verdict.Policy, look verdict.Look) (*verdict.Comparison, []*result.Result, error) {
+	base, warnings := WithBaselineRate(base, cand)
+	p = policyAtRates(p, cand)
+	cmp, err := verdict.Compare(base, cand, p, look)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmp.Warnings = append(warnings, cmp.Warnings...)
+	return cmp, base, nil
+}
+
+// policyAtRates returns p with each comparison at the baseline's rate
+// given its share cell's trusted rules and noise priors where it has
+// none of its own. p's maps are copied, not changed.
+func policyAtRates(p verdict.Policy, cand []*result.Result) verdict.Policy {
+	for _, c := range cand {
+		at := c.BaselineRate
+		if at == nil {
+			continue
+		}
+		name := c.Workload.Cell
+		if rules, ok := p.Trusted[at.Cell]; ok && p.Trusted[name] == nil {
+			trusted := make(map[string][]verdict.Rule, len(p.Trusted)+1)
+			for k, v := range p.Trusted {
+				trusted[k] = v
+			}
+			trusted[name] = rules
+			p.Trusted = trusted
+		}
+		if pr, ok := p.Noise[at.Cell]; ok && p.Noise[name] == nil {
+			noise := make(verdict.Priors, len(p.Noise)+1)
+			for k, v := range p.Noise {
+				noise[k] = v
+			}
+			noise[name] = pr
+			p.Noise = noise
+		}
+	}
+	return p
 }

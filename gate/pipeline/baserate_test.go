@@ -232,3 +232,24 @@ func TestBaselineRateFromNewestSession(t *testing.T) {
 		t.Errorf("warnings %q", warns)
 	}
 }
+
+// TestTrustedRulesBindTheCellAtBaselineRate: a rule the share cell's
+// baseline was promoted with (Policy.Trusted) binds its comparison at the
+// baseline's rate too, where the candidate's own policy gates less; the
+// caller's policy is not changed.
+func TestTrustedRulesBindTheCellAtBaselineRate(t *testing.T) {
+	base := recordTwoStep(t, 40)
+	p := ttftPolicy()
+	p.Rules = []verdict.Rule{{Metric: "request_throughput", Gated: false}}
+	p.Trusted = map[string][]verdict.Rule{"two": {{Metric: "ttft_ms.p99", Gated: true, Tolerance: 0.05}}}
+	out, err := Run(context.Background(), Capacity{Serving: jittered{&queueServer{mu: 20}}}, []*workload.Manifest{manifestOf(t, twoStepSrc)}, Options{Baselines: base, Policy: p})
+	if err != nil || out.RunErr != nil {
+		t.Fatal(err, out.RunErr)
+	}
+	if got := outcomes(out.Comparison)["two@baseline-rate ttft_ms.p99"]; got != verdict.Regression {
+		t.Errorf("at the baseline's rate, the trusted ttft_ms.p99 rule: %s, want a gated regression", got)
+	}
+	if len(p.Trusted) != 1 {
+		t.Errorf("the caller's trusted rules were changed: %v", p.Trusted)
+	}
+}

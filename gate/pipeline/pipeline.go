@@ -214,17 +214,14 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	return out, nil
 }
 
-// compareAtRates compares the candidates with the baselines, adding the
-// baseline side of every comparison at the baseline's absolute rate
-// (WithBaselineRate), and records warnings, those of the run's setup
-// first, in the comparison.
+// compareAtRates is CompareAtRates with the warnings of the run's setup
+// recorded first in the comparison.
 func compareAtRates(base, cand []*result.Result, p verdict.Policy, look verdict.Look, warnings []string) (*verdict.Comparison, error) {
-	base, more := WithBaselineRate(base, cand)
-	cmp, err := verdict.Compare(base, cand, p, look)
+	cmp, _, err := CompareAtRates(base, cand, p, look)
 	if err != nil {
 		return nil, err
 	}
-	cmp.Warnings = append(append(append([]string(nil), warnings...), more...), cmp.Warnings...)
+	cmp.Warnings = append(append([]string(nil), warnings...), cmp.Warnings...)
 	return cmp, nil
 }
 
