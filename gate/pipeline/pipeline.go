@@ -123,7 +123,11 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	// First look: every workload's minimum trials.
 	cost := map[string]time.Duration{} // measured wall time per trial, by cell
 	for i, m := range manifests {
-		fmt.Fprintf(log, "%s: %d trials\n", m.Cell, budgets[i].min)
+		if at := m.BaselineRate; at != nil {
+			fmt.Fprintf(log, "%s: %d trials at the baseline's rate of %s, %s req/s\n", m.Cell, budgets[i].min, at.Cell, result.FormatRate(at.RateRPS))
+		} else {
+			fmt.Fprintf(log, "%s: %d trials\n", m.Cell, budgets[i].min)
+		}
 		srv, err := t.Prepare(ctx, m)
 		res := t.NewResult(m, srv)
 		res.StartedAt = now().UTC()
