@@ -32,8 +32,9 @@ import (
 // cell without a baseline, or whose workload changed since the baseline
 // (the share cell reports that), gets none. A baseline that records no
 // rate gets none and a warning; several baseline sessions at different
-// rates use the newest one's rate, with a warning.
-func withBaselineRate(ms []*workload.Manifest, baselines []*result.Result) ([]*workload.Manifest, []string, error) {
+// rates use the newest one's rate, with a warning, and so does a
+// recorded rate no cell can run at.
+func withBaselineRate(ms []*workload.Manifest, baselines []*result.Result) ([]*workload.Manifest, []string) {
 	have := map[string]bool{}
 	for _, m := range ms {
 		have[m.Cell] = true
@@ -65,11 +66,13 @@ func withBaselineRate(ms []*workload.Manifest, baselines []*result.Result) ([]*w
 		}
 		at, err := m.AtBaselineRate(rate)
 		if err != nil {
-			return nil, nil, err
+			// A baseline file's rate no cell can run at (edited by hand).
+			warnings = append(warnings, fmt.Sprintf("%s: not compared at the baseline's rate: %v", m.Cell, err))
+			continue
 		}
 		out = append(out, at)
 	}
-	return out, warnings, nil
+	return out, warnings
 }
 
 // shareSessions are the baseline sessions of share cell cell, newest

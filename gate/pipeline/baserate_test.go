@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -221,10 +222,7 @@ func TestWithBaselineRateSessions(t *testing.T) {
 func TestBaselineRateFromNewestSession(t *testing.T) {
 	old, newer := recordTwoStep(t, 40), recordTwoStep(t, 30)
 	newer[0].StartedAt = old[0].StartedAt.Add(time.Hour)
-	ms, warns, err := withBaselineRate([]*workload.Manifest{manifestOf(t, twoStepSrc)}, append(old, newer...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms, warns := withBaselineRate([]*workload.Manifest{manifestOf(t, twoStepSrc)}, append(old, newer...))
 	if len(ms) != 2 || ms[1].Rate != 24 || ms[1].BaselineRate.RateRPS != 24 {
 		t.Fatalf("%d manifests (rate %v), want the share cell and its copy at the newest session's 24 req/s", len(ms), ms[len(ms)-1].Rate)
 	}
@@ -251,5 +249,16 @@ func TestTrustedRulesBindTheCellAtBaselineRate(t *testing.T) {
 	}
 	if len(p.Trusted) != 1 {
 		t.Errorf("the caller's trusted rules were changed: %v", p.Trusted)
+	}
+}
+
+// TestUnrunnableBaselineRateWarns: a baseline file whose recorded rate no
+// cell can run at (edited by hand) is a warning, not a failed gate.
+func TestUnrunnableBaselineRateWarns(t *testing.T) {
+	base := recordTwoStep(t, 40)
+	base[0].Saturation.RateRPS = math.Inf(1)
+	ms, warns := withBaselineRate([]*workload.Manifest{manifestOf(t, twoStepSrc)}, base)
+	if len(ms) != 1 || len(warns) != 1 || !strings.Contains(warns[0], "two: not compared at the baseline's rate") {
+		t.Errorf("%d manifests, warnings %q", len(ms), warns)
 	}
 }

@@ -104,10 +104,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	}
 	// A share-of-saturation cell with a baseline rate runs a second time
 	// at that rate (baserate.go).
-	manifests, rateWarnings, err := withBaselineRate(manifests, o.Baselines)
-	if err != nil {
-		return nil, err
-	}
+	manifests, rateWarnings := withBaselineRate(manifests, o.Baselines)
 	out := &Outcome{}
 	budgets := make([]budget, len(manifests))
 	canExtend := false
