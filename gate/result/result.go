@@ -58,6 +58,10 @@ type Result struct {
 	// (the two-step protocol): what saturation was measured and the
 	// absolute rate the trials ran at.
 	Saturation *Saturation `json:"saturation,omitempty"`
+	// BaselineRate is set on a result of a share-of-saturation cell's
+	// comparison at the baseline's absolute rate (cell
+	// name@baseline-rate): which cell and rate it stands for.
+	BaselineRate *BaselineRate `json:"baseline_rate,omitempty"`
 }
 
 // AB is the design of the interleaved experiment a result's arm came

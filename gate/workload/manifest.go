@@ -90,6 +90,10 @@ type Manifest struct {
 	// for 1 req/s, and the runner measures saturation first and runs the
 	// trials At share x saturation.
 	SaturationShare float64
+	// BaselineRate is set on a share-of-saturation cell's comparison at
+	// the baseline's absolute rate (AtBaselineRate); the result of its
+	// trials carries it.
+	BaselineRate *result.BaselineRate
 }
 
 // Request is one request of a manifest.
