@@ -65,6 +65,13 @@ type Manifest struct {
 	// requests); KindServing or empty for a serving workload.
 	Kind    string
 	Command *Command
+	// PromptFormat is PromptText when the prompts are words to calibrate
+	// against the server (Calibrate), else empty.
+	PromptFormat string
+	// Calibration is the fit the prompts were rendered with, nil before
+	// Calibrate.
+	Calibration *result.PromptCalibration
+	seed        uint64 // the dataset seed, for rendering text segments
 	// ExtraBody is a JSON object merged into every request body (nil:
 	// none); Headers are sent with every request. See docs/workloads.md.
 	ExtraBody json.RawMessage
@@ -112,6 +119,8 @@ type Request struct {
 	InputTokens int
 	// MaxTokens is the requested output length.
 	MaxTokens int
+	// segs are the text segments of a PromptText request.
+	segs []segment
 }
 
 // Message is one chat message.
