@@ -12,7 +12,7 @@ help: ## list targets
 build: ## build bin/perfgate
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/perfgate
 
-test: lint unit conformance actionlint act-selftest render-test ## everything CI runs
+test: lint unit conformance actionlint act-selftest render-test e2e-ollama ## everything CI runs
 
 unit: ## the race-enabled Go test suite
 	$(GO) test -race -count=1 ./...
