@@ -100,7 +100,7 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 	pb := &verdict.PairedCell{}
 	for i := 1; i <= len(order); i++ {
 		if x := blocks[i]; len(x) > 0 {
-			v, _ := meanVar(x)
+			v, _ := verdict.MeanVar(x)
 			if !abs {
 				v = math.Exp(v)
 			}
@@ -126,8 +126,8 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 			c.Warnings = append(c.Warnings, fmt.Sprintf("pair %d (blocks %d-%d) left out: block %d (arm %s) has no valid trial of %s", k+1, 2*k+1, 2*k+2, empty, arm, m.ID))
 			continue
 		}
-		ma, _ := meanVar(xa)
-		mb, _ := meanVar(xb)
+		ma, _ := verdict.MeanVar(xa)
+		mb, _ := verdict.MeanVar(xb)
 		d, s, quadOf = append(d, mb-ma), append(s, signs[k]), append(quadOf, k/2)
 		inv += 1/float64(len(xa)) + 1/float64(len(xb))
 		pb.Pairs = append(pb.Pairs, pc.scale(mb-ma))
