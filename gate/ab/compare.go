@@ -237,7 +237,7 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 	}
 	if a.Workload.Hash != b.Workload.Hash {
 		w.Status = verdict.WorkloadChanged
-		w.Message = fmt.Sprintf("the arms ran different workloads (hash %s vs %s)", short(a.Workload.Hash), short(b.Workload.Hash))
+		w.Message = fmt.Sprintf("the arms ran different workloads (hash %s vs %s)", verdict.ShortHash(a.Workload.Hash), verdict.ShortHash(b.Workload.Hash))
 		return w, nil
 	}
 	for _, arm := range []struct {
@@ -246,7 +246,7 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 	}{{"A", a}, {"B", b}} {
 		if !arm.r.Complete {
 			w.Status = verdict.IncompleteRun
-			w.Message = fmt.Sprintf("arm %s's run is incomplete: %s", arm.name, orDefault(arm.r.IncompleteReason, "no reason recorded"))
+			w.Message = fmt.Sprintf("arm %s's run is incomplete: %s", arm.name, verdict.IncompleteReason(arm.r))
 			return w, nil
 		}
 	}
@@ -275,41 +275,10 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 		name, side string
 		r          *result.Result
 	}{{"A", "baseline", a}, {"B", "candidate", b}} {
-		invalid := 0
-		for _, t := range arm.r.Trials {
-			if !t.Valid {
-				invalid++
-				w.Excluded = append(w.Excluded, verdict.Excluded{Arm: arm.side, Trial: t.Index, Reason: orDefault(t.InvalidReason, "marked invalid")})
-			}
-		}
-		total := len(arm.r.Trials)
-		switch {
-		case total == invalid:
-			w.Status = verdict.NoValidTrials
-			w.Message = fmt.Sprintf("arm %s has no valid trial (%d recorded)", arm.name, total)
+		if !p.ExcludeInvalid(&w, arm.r, arm.side, "arm "+arm.name) {
 			return w, nil
-		case float64(invalid) > p.MaxInvalidShare*float64(total):
-			w.Status = verdict.NoValidTrials
-			w.Message = fmt.Sprintf("%d of arm %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, arm.name, total, 100*p.MaxInvalidShare)
-			return w, nil
-		case invalid > 0:
-			w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid arm %s trial(s) excluded", invalid, arm.name))
 		}
 	}
 	w.Status = verdict.Compared
 	return w, nil
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

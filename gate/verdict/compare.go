@@ -128,7 +128,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
 	if b.Workload.Hash != c.Workload.Hash {
 		w.Status = WorkloadChanged
-		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", short(b.Workload.Hash), short(c.Workload.Hash))
+		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", ShortHash(b.Workload.Hash), ShortHash(c.Workload.Hash))
 		return w, nil, nil
 	}
 	for _, arm := range []struct {
@@ -137,7 +137,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	}{{"baseline", b}, {"candidate", c}} {
 		if !arm.r.Complete {
 			w.Status = IncompleteRun
-			w.Message = fmt.Sprintf("the %s run is incomplete: %s", arm.name, orDefault(arm.r.IncompleteReason, "no reason recorded"))
+			w.Message = fmt.Sprintf("the %s run is incomplete: %s", arm.name, IncompleteReason(arm.r))
 			return w, nil, nil
 		}
 	}
@@ -160,25 +160,8 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 		name string
 		r    *result.Result
 	}{{"baseline", b}, {"candidate", c}} {
-		invalid := 0
-		for _, t := range arm.r.Trials {
-			if !t.Valid {
-				invalid++
-				w.Excluded = append(w.Excluded, Excluded{Arm: arm.name, Trial: t.Index, Reason: orDefault(t.InvalidReason, "marked invalid")})
-			}
-		}
-		total := len(arm.r.Trials)
-		switch {
-		case total == invalid:
-			w.Status = NoValidTrials
-			w.Message = fmt.Sprintf("the %s has no valid trial (%d recorded)", arm.name, total)
+		if !p.ExcludeInvalid(&w, arm.r, arm.name, "the "+arm.name) {
 			return w, nil, nil
-		case float64(invalid) > p.MaxInvalidShare*float64(total):
-			w.Status = NoValidTrials
-			w.Message = fmt.Sprintf("%d of the %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, arm.name, total, 100*p.MaxInvalidShare)
-			return w, nil, nil
-		case invalid > 0:
-			w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid %s trial(s) excluded", invalid, arm.name))
 		}
 	}
 	if age := baselineAge(b, c); age > 0 {
@@ -295,11 +278,49 @@ func reportRank(id string) int {
 	return len(rank)
 }
 
-func short(h string) string {
+// ShortHash is the prefix of a workload hash that messages quote.
+func ShortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12]
 	}
 	return h
+}
+
+// IncompleteReason is why r is incomplete, as messages quote it.
+func IncompleteReason(r *result.Result) string {
+	return orDefault(r.IncompleteReason, "no reason recorded")
+}
+
+// ExcludeInvalid lists r's invalid trials in w.Excluded under side
+// ("baseline" or "candidate") and applies p.MaxInvalidShare: it returns
+// false, with w's status and message set, when too few of r's trials are
+// valid to compare, and otherwise warns of the ones left out. subject is
+// how messages name the arm ("the baseline", "arm A"); the warning uses
+// it without a leading "the" ("2 invalid baseline trial(s) excluded").
+// Compare and the paired A/B comparison share it so that one rule decides
+// when a run has too many invalid trials.
+func (p *Policy) ExcludeInvalid(w *Workload, r *result.Result, side, subject string) bool {
+	invalid := 0
+	for _, t := range r.Trials {
+		if !t.Valid {
+			invalid++
+			w.Excluded = append(w.Excluded, Excluded{Arm: side, Trial: t.Index, Reason: orDefault(t.InvalidReason, "marked invalid")})
+		}
+	}
+	total := len(r.Trials)
+	switch {
+	case total == invalid:
+		w.Status = NoValidTrials
+		w.Message = fmt.Sprintf("%s has no valid trial (%d recorded)", subject, total)
+		return false
+	case float64(invalid) > p.MaxInvalidShare*float64(total):
+		w.Status = NoValidTrials
+		w.Message = fmt.Sprintf("%d of %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, subject, total, 100*p.MaxInvalidShare)
+		return false
+	case invalid > 0:
+		w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid %s trial(s) excluded", invalid, strings.TrimPrefix(subject, "the ")))
+	}
+	return true
 }
 
 func orDefault(s, def string) string {
