@@ -257,19 +257,8 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 		}
 	}
 	w.Fingerprint = result.DiffFingerprints(a.Fingerprint, b.Fingerprint, hardKeys)
-	var hard []string
-	for _, d := range w.Fingerprint {
-		if d.Hard {
-			hard = append(hard, fmt.Sprintf("%s %q vs %q", d.Key, d.Baseline, d.Candidate))
-		}
-	}
-	if len(hard) > 0 {
-		if !p.AllowMismatch {
-			w.Status = verdict.FingerprintMismatch
-			w.Message = "the arms ran on different environments: " + strings.Join(hard, ", ") + "; pass --allow-mismatch to compare anyway"
-			return w, nil
-		}
-		w.Warnings = append(w.Warnings, "compared despite differing environment (--allow-mismatch): "+strings.Join(hard, ", "))
+	if !p.CheckFingerprint(&w, "the arms ran on different environments") {
+		return w, nil
 	}
 	for _, arm := range []struct {
 		name, side string
