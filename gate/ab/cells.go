@@ -1,10 +1,8 @@
 package ab
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
@@ -27,52 +25,30 @@ type pairedCell struct {
 	pWorse, pBetter float64
 }
 
-// buildCells collects, for every directional metric either arm carries,
-// the block values and pair differences, and runs each cell's test.
-func buildCells(w *verdict.Workload, a, b *result.Result, rules map[string]verdict.Rule, o Options, p *verdict.Policy) ([]*pairedCell, error) {
-	aIDs, bIDs := carried(a), carried(b)
-	rules, err := forFiles(rules, b.Workload.Spec, aIDs, bIDs)
+// buildCells runs the test of every cell of one compared workload: the
+// metrics verdict's selection gives it (verdict.Policy.Select), so a
+// paired comparison gates exactly the metrics, rules and substitutes a
+// stored-baseline comparison of the same files would.
+func buildCells(w *verdict.Workload, a, b *result.Result, o Options, p *verdict.Policy) ([]*pairedCell, error) {
+	sel, err := p.Select(b.Workload.Spec, verdict.Carried(a), verdict.Carried(b))
 	if err != nil {
 		return nil, fmt.Errorf("workload cell %q: %w", w.Cell, err)
 	}
-	ids := map[string]bool{}
-	for _, set := range []map[string]bool{aIDs, bIDs} {
-		for id := range set {
-			ids[id] = true
-		}
-	}
+	w.Substitutions = sel.Substitutions
 	var out []*pairedCell
-	for _, id := range orderedIDs(ids) {
-		m, ok := metrics.Lookup(id)
-		if !ok || m.Direction == metrics.Informational {
-			continue
-		}
-		rule, ok := rules[id]
-		if !ok {
-			rule = verdict.Rule{Metric: id, Tolerance: verdict.DefaultTolerance(id)}
-		}
-		if (!aIDs[id] || !bIDs[id]) && !rule.Gated {
-			continue
-		}
-		out = append(out, newCell(w.Cell, m, rule, a, b, o, p))
+	for _, s := range sel.Metrics {
+		pc := newCell(w.Cell, s.Metric, s.Rule, a, b, o, p)
+		s.Mark(&pc.cell)
+		out = append(out, pc)
 	}
-	var absent []string
-	for id, r := range rules {
-		if r.Gated && !ids[id] {
-			absent = append(absent, id)
-		}
-	}
-	sort.Strings(absent)
-	for _, id := range absent {
-		w.Warnings = append(w.Warnings, fmt.Sprintf("gated metric %s is in neither arm; not compared", id))
-	}
+	w.Warnings = append(w.Warnings, sel.Warnings...)
 	return out, nil
 }
 
 // newCell builds and tests one (workload, metric) cell.
 func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.Result, o Options, p *verdict.Policy) *pairedCell {
 	abs := verdict.Absolute(m.ID)
-	av, bv := values(a, m.ID), values(b, m.ID)
+	av, bv := a.Samples(m.ID), b.Samples(m.ID)
 	pc := &pairedCell{
 		cell: verdict.Cell{
 			Workload: workload, Metric: m.ID, Label: metrics.Label(m.ID), Unit: m.Unit,
@@ -124,7 +100,7 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 	pb := &verdict.PairedCell{}
 	for i := 1; i <= len(order); i++ {
 		if x := blocks[i]; len(x) > 0 {
-			v, _ := meanVar(x)
+			v, _ := verdict.MeanVar(x)
 			if !abs {
 				v = math.Exp(v)
 			}
@@ -150,8 +126,8 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 			c.Warnings = append(c.Warnings, fmt.Sprintf("pair %d (blocks %d-%d) left out: block %d (arm %s) has no valid trial of %s", k+1, 2*k+1, 2*k+2, empty, arm, m.ID))
 			continue
 		}
-		ma, _ := meanVar(xa)
-		mb, _ := meanVar(xb)
+		ma, _ := verdict.MeanVar(xa)
+		mb, _ := verdict.MeanVar(xb)
 		d, s, quadOf = append(d, mb-ma), append(s, signs[k]), append(quadOf, k/2)
 		inv += 1/float64(len(xa)) + 1/float64(len(xb))
 		pb.Pairs = append(pb.Pairs, pc.scale(mb-ma))
@@ -199,46 +175,6 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 	return pc
 }
 
-// forFiles drops, for a command cell (an offline engine benchmark, whose
-// files carry offline_* metrics only), the rules that come only from the
-// policy for metrics neither arm carries, as verdict.Compare does: the
-// policy's serving metrics would otherwise each be "in neither arm". The
-// cell's own gate list applies in full.
-func forFiles(rules map[string]verdict.Rule, spec json.RawMessage, a, b map[string]bool) (map[string]verdict.Rule, error) {
-	s, err := result.Workload{Spec: spec}.ParseSpec()
-	if err != nil {
-		return nil, err
-	}
-	if s.Kind != result.KindCommand {
-		return rules, nil
-	}
-	named := map[string]bool{}
-	for _, g := range s.Gate {
-		named[g.Metric] = true
-	}
-	out := make(map[string]verdict.Rule, len(rules))
-	for id, r := range rules {
-		if named[id] || a[id] || b[id] {
-			out[id] = r
-		}
-	}
-	return out, nil
-}
-
-// values is metric id's values over r's valid trials that carry it.
-func values(r *result.Result, id string) []float64 { return r.Samples(id) }
-
-// carried is the set of metric ids some valid trial of r carries.
-func carried(r *result.Result) map[string]bool {
-	ids := map[string]bool{}
-	for _, t := range r.ValidTrials() {
-		for id := range t.Values {
-			ids[id] = true
-		}
-	}
-	return ids
-}
-
 // scale converts a test-scale difference to the reported scale: percent
 // for relative metrics (capped at the largest float64), points for
 // absolute ones.
@@ -254,30 +190,4 @@ func (pc *pairedCell) format(v float64) string {
 		return fmt.Sprintf("%.2fpp", v)
 	}
 	return fmt.Sprintf("%.1f%%", v)
-}
-
-// orderedIDs sorts metric ids in the catalogue's report order, unknown ids
-// last by name, as verdict orders its cells.
-func orderedIDs(set map[string]bool) []string {
-	rank := map[string]int{}
-	for i, id := range metrics.All() {
-		rank[id] = i
-	}
-	at := func(id string) int {
-		if r, ok := rank[id]; ok {
-			return r
-		}
-		return len(rank)
-	}
-	ids := make([]string, 0, len(set))
-	for id := range set {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if at(ids[i]) != at(ids[j]) {
-			return at(ids[i]) < at(ids[j])
-		}
-		return ids[i] < ids[j]
-	})
-	return ids
 }

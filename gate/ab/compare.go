@@ -95,7 +95,7 @@ func Compare(a, b []*result.Result, o Options) (*verdict.Comparison, error) {
 	var cells []*pairedCell
 	defaulted := map[string]bool{}
 	for _, name := range cellNames(am, bm) {
-		w, rules, err := match(name, am[name], bm[name], &p)
+		w, err := match(name, am[name], bm[name], &p)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +103,7 @@ func Compare(a, b []*result.Result, o Options) (*verdict.Comparison, error) {
 			if c.AB == nil {
 				c.AB = design(am[name], o.Resident, est)
 			}
-			got, err := buildCells(&w, am[name], bm[name], rules, o, &p)
+			got, err := buildCells(&w, am[name], bm[name], o, &p)
 			if err != nil {
 				return nil, err
 			}
@@ -214,31 +214,31 @@ func cellNames(a, b map[string]*result.Result) []string {
 // match applies verdict's matching rules to one workload cell of the two
 // arms: both present, same workload hash, complete, comparable hardware
 // (the keys an arm is expected to change are soft), and not too many
-// invalid trials. It returns the workload's status and, when compared, the
-// rules in force.
-func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workload, map[string]verdict.Rule, error) {
+// invalid trials. It returns the workload's status; the rules in force
+// are the selection's (buildCells).
+func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workload, error) {
 	w := verdict.Workload{Cell: name}
 	switch {
 	case a == nil:
 		w.Status, w.Allowed = verdict.MissingBaseline, p.AllowMissing
 		w.Message = "arm A did not run this workload cell"
 		w.CandidateHash, w.CandidateTrials = b.Workload.Hash, len(b.ValidTrials())
-		return w, nil, nil
+		return w, nil
 	case b == nil:
 		w.Status, w.Allowed = verdict.MissingCandidate, p.AllowMissing
 		w.Message = "arm B did not run this workload cell"
 		w.BaselineHash, w.BaselineTrials = a.Workload.Hash, len(a.ValidTrials())
-		return w, nil, nil
+		return w, nil
 	}
 	w.BaselineHash, w.CandidateHash = a.Workload.Hash, b.Workload.Hash
 	w.BaselineTrials, w.CandidateTrials = len(a.ValidTrials()), len(b.ValidTrials())
 	if a.AB.Order != b.AB.Order {
-		return w, nil, fmt.Errorf("workload cell %q: arm A's order %q and arm B's %q differ: the arms are not of one experiment", name, a.AB.Order, b.AB.Order)
+		return w, fmt.Errorf("workload cell %q: arm A's order %q and arm B's %q differ: the arms are not of one experiment", name, a.AB.Order, b.AB.Order)
 	}
 	if a.Workload.Hash != b.Workload.Hash {
 		w.Status = verdict.WorkloadChanged
-		w.Message = fmt.Sprintf("the arms ran different workloads (hash %s vs %s)", short(a.Workload.Hash), short(b.Workload.Hash))
-		return w, nil, nil
+		w.Message = fmt.Sprintf("the arms ran different workloads (hash %s vs %s)", verdict.ShortHash(a.Workload.Hash), verdict.ShortHash(b.Workload.Hash))
+		return w, nil
 	}
 	for _, arm := range []struct {
 		name string
@@ -246,8 +246,8 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 	}{{"A", a}, {"B", b}} {
 		if !arm.r.Complete {
 			w.Status = verdict.IncompleteRun
-			w.Message = fmt.Sprintf("arm %s's run is incomplete: %s", arm.name, orDefault(arm.r.IncompleteReason, "no reason recorded"))
-			return w, nil, nil
+			w.Message = fmt.Sprintf("arm %s's run is incomplete: %s", arm.name, verdict.IncompleteReason(arm.r))
+			return w, nil
 		}
 	}
 	var hardKeys []string
@@ -257,63 +257,17 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 		}
 	}
 	w.Fingerprint = result.DiffFingerprints(a.Fingerprint, b.Fingerprint, hardKeys)
-	var hard []string
-	for _, d := range w.Fingerprint {
-		if d.Hard {
-			hard = append(hard, fmt.Sprintf("%s %q vs %q", d.Key, d.Baseline, d.Candidate))
-		}
-	}
-	if len(hard) > 0 {
-		if !p.AllowMismatch {
-			w.Status = verdict.FingerprintMismatch
-			w.Message = "the arms ran on different environments: " + strings.Join(hard, ", ") + "; pass --allow-mismatch to compare anyway"
-			return w, nil, nil
-		}
-		w.Warnings = append(w.Warnings, "compared despite differing environment (--allow-mismatch): "+strings.Join(hard, ", "))
+	if !p.CheckFingerprint(&w, "the arms ran on different environments") {
+		return w, nil
 	}
 	for _, arm := range []struct {
 		name, side string
 		r          *result.Result
 	}{{"A", "baseline", a}, {"B", "candidate", b}} {
-		invalid := 0
-		for _, t := range arm.r.Trials {
-			if !t.Valid {
-				invalid++
-				w.Excluded = append(w.Excluded, verdict.Excluded{Arm: arm.side, Trial: t.Index, Reason: orDefault(t.InvalidReason, "marked invalid")})
-			}
+		if !p.ExcludeInvalid(&w, arm.r, arm.side, "arm "+arm.name) {
+			return w, nil
 		}
-		total := len(arm.r.Trials)
-		switch {
-		case total == invalid:
-			w.Status = verdict.NoValidTrials
-			w.Message = fmt.Sprintf("arm %s has no valid trial (%d recorded)", arm.name, total)
-			return w, nil, nil
-		case float64(invalid) > p.MaxInvalidShare*float64(total):
-			w.Status = verdict.NoValidTrials
-			w.Message = fmt.Sprintf("%d of arm %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, arm.name, total, 100*p.MaxInvalidShare)
-			return w, nil, nil
-		case invalid > 0:
-			w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid arm %s trial(s) excluded", invalid, arm.name))
-		}
-	}
-	rules, err := p.Resolve(b.Workload.Spec)
-	if err != nil {
-		return w, nil, fmt.Errorf("workload cell %q: %w", name, err)
 	}
 	w.Status = verdict.Compared
-	return w, rules, nil
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return w, nil
 }

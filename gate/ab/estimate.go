@@ -1,6 +1,10 @@
 package ab
 
-import "math"
+import (
+	"math"
+
+	"github.com/perfgate/perfgate/gate/verdict"
+)
 
 // Estimator names a way of combining the pairs' B-A differences into one
 // estimate with a standard error.
@@ -59,7 +63,7 @@ func estimate(d, s []float64, e Estimator, quadOf []int) (fit, bool) {
 		}
 	case Quads:
 		if q := quadMeans(d, quadOf); len(q) >= 2 {
-			m, v := meanVar(q)
+			m, v := verdict.MeanVar(q)
 			// A quad mean averages two pairs: one pair's variance is
 			// twice the quads' variance.
 			return fit{est: m, se: math.Sqrt(v / float64(len(q))), v: 2 * v, c: 1 / float64(2*len(q)), df: float64(len(q) - 1), used: Quads}, true
@@ -68,7 +72,7 @@ func estimate(d, s []float64, e Estimator, quadOf []int) (fit, bool) {
 	if k < 2 {
 		return fit{}, false
 	}
-	m, v := meanVar(d)
+	m, v := verdict.MeanVar(d)
 	return fit{est: m, se: math.Sqrt(v / float64(k)), v: v, c: 1 / float64(k), df: float64(k - 1), used: Pairs}, true
 }
 
@@ -113,21 +117,4 @@ func quadMeans(d []float64, quadOf []int) []float64 {
 		}
 	}
 	return out
-}
-
-// meanVar is the mean and the unbiased sample variance of x.
-func meanVar(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	if len(x) < 2 {
-		return m, 0
-	}
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return m, ss / float64(len(x)-1)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/ab"
+	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
@@ -103,7 +104,7 @@ func abPlanMain(s *Streams, dir, change string) error {
 	}
 	fmt.Fprintf(s.Out, "%s: %d blocks (%s)", dir, c.AB.Blocks, c.AB.Order)
 	if c.AB.BlockS > 0 {
-		fmt.Fprintf(s.Out, ", %s per block measured (start-up included)", planDuration(c.AB.BlockS))
+		fmt.Fprintf(s.Out, ", %s per block measured (start-up included)", report.Duration(c.AB.BlockS))
 	}
 	fmt.Fprintf(s.Out, "; a worsening of %s, found with 80 %% power:\n\n", strings.TrimPrefix(change, "+"))
 	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
@@ -168,17 +169,7 @@ func planTime(n int, blockS float64) string {
 	if n == 0 || blockS <= 0 {
 		return "–"
 	}
-	return planDuration(float64(n) * blockS)
-}
-
-func planDuration(s float64) string {
-	switch {
-	case s < 100:
-		return fmt.Sprintf("%.0f s", s)
-	case s < 6000:
-		return fmt.Sprintf("%.0f min", s/60)
-	}
-	return fmt.Sprintf("%.1f h", s/3600)
+	return report.Duration(float64(n) * blockS)
 }
 
 func planTol(cell *verdict.Cell) string {

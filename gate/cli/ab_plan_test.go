@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/ab"
+	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
@@ -83,15 +84,15 @@ func TestABPlan(t *testing.T) {
 				line = l
 			}
 		}
-		if !strings.Contains(line, row) || !strings.Contains(line, fmt.Sprintf("  %d  ", n)) || !strings.Contains(line, planDuration(float64(n)*100)) ||
+		if !strings.Contains(line, row) || !strings.Contains(line, fmt.Sprintf("  %d  ", n)) || !strings.Contains(line, report.Duration(float64(n)*100)) ||
 			!strings.Contains(line, planBlocks(d.BlocksToPass(ab.PlanPass))) {
-			t.Errorf("%s: line %q, want power %q, %d blocks, %s", cell.Label, line, row, n, planDuration(float64(n)*100))
+			t.Errorf("%s: line %q, want power %q, %d blocks, %s", cell.Label, line, row, n, report.Duration(float64(n)*100))
 		}
 	}
 	if strings.Contains(out, "success_rate") {
 		t.Errorf("a percent change planned for a metric in points:\n%s", out)
 	}
-	for _, want := range []string{"16 blocks (ABBABAABABBABAAB), " + planDuration(100) + " per block measured (start-up included)", fmt.Sprintf("at %d blocks (about %s): perfgate ab --blocks %d.", most, planDuration(float64(most)*100), most)} {
+	for _, want := range []string{"16 blocks (ABBABAABABBABAAB), " + report.Duration(100) + " per block measured (start-up included)", fmt.Sprintf("at %d blocks (about %s): perfgate ab --blocks %d.", most, report.Duration(float64(most)*100), most)} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -65,8 +65,8 @@ func (c *Cell) Steps(s Series, d Detector) []Step {
 
 // welch returns mean(b)-mean(a) and its two-sided Welch interval at level.
 func welch(a, b []float64, level float64) (diff, lo, hi float64) {
-	ma, va := meanVar(a)
-	mb, vb := meanVar(b)
+	ma, va := verdict.MeanVar(a)
+	mb, vb := verdict.MeanVar(b)
 	diff = mb - ma
 	ea, eb := va/float64(len(a)), vb/float64(len(b))
 	se2 := ea + eb
@@ -81,22 +81,6 @@ func welch(a, b []float64, level float64) (diff, lo, hi float64) {
 	}
 	half := verdict.TQuantile(1-(1-level)/2, df) * math.Sqrt(se2)
 	return diff, diff - half, diff + half
-}
-
-func meanVar(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	if len(x) < 2 {
-		return m, 0
-	}
-	var ss float64
-	for _, v := range x {
-		ss += sq(v - m)
-	}
-	return m, ss / float64(len(x)-1)
 }
 
 func sq(x float64) float64 { return x * x }

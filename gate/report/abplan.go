@@ -40,11 +40,13 @@ func costText(n int, blockS float64) string {
 	if n == 0 || blockS <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (about %s)", duration(float64(n)*blockS))
+	return fmt.Sprintf(" (about %s)", Duration(float64(n)*blockS))
 }
 
-// duration formats seconds as people read a run's length.
-func duration(s float64) string {
+// Duration formats seconds as people read a run's length ("45 s",
+// "72 min", "2.5 h"); `perfgate ab plan` prints its times with it too, so
+// the plan and the report word a cost alike.
+func Duration(s float64) string {
 	switch {
 	case s < 100:
 		return fmt.Sprintf("%.0f s", s)
@@ -85,7 +87,7 @@ func planSummary(c *verdict.Comparison) string {
 		len(cells), p.Blocks, chance(p.Power), blocksText(p.BlocksToPass), costText(p.BlocksToPass, c.AB.BlockS),
 		blocksText(p.BlocksForChange), costText(p.BlocksForChange, c.AB.BlockS))
 	if c.AB.BlockS > 0 {
-		s += fmt.Sprintf(", at the measured %s per block", duration(c.AB.BlockS))
+		s += fmt.Sprintf(", at the measured %s per block", Duration(c.AB.BlockS))
 	}
 	return s + "."
 }

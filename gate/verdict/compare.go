@@ -3,7 +3,6 @@ package verdict
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
@@ -128,7 +127,7 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
 	if b.Workload.Hash != c.Workload.Hash {
 		w.Status = WorkloadChanged
-		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", short(b.Workload.Hash), short(c.Workload.Hash))
+		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", ShortHash(b.Workload.Hash), ShortHash(c.Workload.Hash))
 		return w, nil, nil
 	}
 	for _, arm := range []struct {
@@ -137,48 +136,20 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	}{{"baseline", b}, {"candidate", c}} {
 		if !arm.r.Complete {
 			w.Status = IncompleteRun
-			w.Message = fmt.Sprintf("the %s run is incomplete: %s", arm.name, orDefault(arm.r.IncompleteReason, "no reason recorded"))
+			w.Message = fmt.Sprintf("the %s run is incomplete: %s", arm.name, IncompleteReason(arm.r))
 			return w, nil, nil
 		}
 	}
 	w.Fingerprint = result.DiffFingerprints(b.Fingerprint, c.Fingerprint, p.HardKeys)
-	var hard []string
-	for _, d := range w.Fingerprint {
-		if d.Hard {
-			hard = append(hard, fmt.Sprintf("%s %q vs %q", d.Key, d.Baseline, d.Candidate))
-		}
-	}
-	if len(hard) > 0 {
-		if !p.AllowMismatch {
-			w.Status = FingerprintMismatch
-			w.Message = "environment differs from the baseline's: " + strings.Join(hard, ", ") + "; pass --allow-mismatch to compare anyway"
-			return w, nil, nil
-		}
-		w.Warnings = append(w.Warnings, "compared despite differing environment (--allow-mismatch): "+strings.Join(hard, ", "))
+	if !p.CheckFingerprint(&w, "environment differs from the baseline's") {
+		return w, nil, nil
 	}
 	for _, arm := range []struct {
 		name string
 		r    *result.Result
 	}{{"baseline", b}, {"candidate", c}} {
-		invalid := 0
-		for _, t := range arm.r.Trials {
-			if !t.Valid {
-				invalid++
-				w.Excluded = append(w.Excluded, Excluded{Arm: arm.name, Trial: t.Index, Reason: orDefault(t.InvalidReason, "marked invalid")})
-			}
-		}
-		total := len(arm.r.Trials)
-		switch {
-		case total == invalid:
-			w.Status = NoValidTrials
-			w.Message = fmt.Sprintf("the %s has no valid trial (%d recorded)", arm.name, total)
+		if !p.ExcludeInvalid(&w, arm.r, arm.name, "the "+arm.name) {
 			return w, nil, nil
-		case float64(invalid) > p.MaxInvalidShare*float64(total):
-			w.Status = NoValidTrials
-			w.Message = fmt.Sprintf("%d of the %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, arm.name, total, 100*p.MaxInvalidShare)
-			return w, nil, nil
-		case invalid > 0:
-			w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid %s trial(s) excluded", invalid, arm.name))
 		}
 	}
 	if age := baselineAge(b, c); age > 0 {
@@ -212,37 +183,18 @@ func baselineAge(b, c *result.Result) float64 {
 	return float64(c.StartedAt.Sub(when)) / float64(day)
 }
 
-// buildCells collects, for every directional metric both arms carry, the
-// valid trials' values. A gated statistic neither arm carries is replaced
-// by a substitute (see substitute) or, when there is none, left out with a
-// warning. A gated metric only one arm carries becomes an untestable cell:
-// inconclusive, so the workload cannot pass while its arms disagree on
-// what they measured. A command cell is gated only on its own gate list
-// and on policy rules for metrics its files carry (cellRules.forFiles).
+// buildCells builds the pending cells of one compared workload: the
+// cell's selection (see cellRules.selection) with, for every selected
+// metric, the valid trials' values. A gated metric only one arm carries
+// becomes an untestable cell: inconclusive, so the workload cannot pass
+// while its arms disagree on what they measured.
 func buildCells(w *Workload, bs []*result.Result, c *result.Result, cr *cellRules) []*pendingCell {
-	bIDs, cIDs := carriedByAll(bs), carried(c)
-	rules, subs := substitute(cr.forFiles(bIDs, cIDs), cr.optOut, bIDs, cIDs)
-	w.Substitutions = subs
-	standsFor := map[string]string{}
-	for _, s := range subs {
-		standsFor[s.Metric] = s.Missing
-	}
-	ids := map[string]bool{}
-	for _, set := range []map[string]bool{bIDs, cIDs} {
-		for id := range set {
-			ids[id] = true
-		}
-	}
+	bIDs, cIDs := carriedByAll(bs), Carried(c)
+	sel := cr.selection(bIDs, cIDs)
+	w.Substitutions = sel.Substitutions
 	var out []*pendingCell
-	for _, id := range orderedIDs(ids) {
-		m, ok := metrics.Lookup(id)
-		if !ok || m.Direction == metrics.Informational {
-			continue
-		}
-		rule, ok := rules[id]
-		if !ok {
-			rule = Rule{Metric: id, Tolerance: DefaultTolerance(id)}
-		}
+	for _, s := range sel.Metrics {
+		id := s.Metric.ID
 		var bvs [][]float64
 		var bis [][]int
 		nb := 0
@@ -255,70 +207,18 @@ func buildCells(w *Workload, bs []*result.Result, c *result.Result, cr *cellRule
 			bvs, bis, nb = nil, nil, 0
 		}
 		cv, ci := samples(c, id)
-		if (nb == 0 || len(cv) == 0) && !rule.Gated {
-			continue
-		}
-		pc := newPending(w.Cell, m, rule, bvs, bis, cv, ci)
+		pc := newPending(w.Cell, s.Metric, s.Rule, bvs, bis, cv, ci)
 		if nb == 0 || len(cv) == 0 {
 			pc.missing = "candidate"
 			if nb == 0 {
 				pc.missing = "baseline"
 			}
 		}
-		if missing, ok := standsFor[id]; ok {
-			pc.cell.Substitutes = missing
-			pc.cell.Warnings = append(pc.cell.Warnings, fmt.Sprintf("%s not in the files; %s gated instead", missing, id))
-		}
+		s.Mark(&pc.cell)
 		out = append(out, pc)
 	}
-	substituted := map[string]bool{}
-	for _, s := range subs {
-		substituted[s.Missing] = true
-	}
-	for _, id := range sortedRuleIDs(rules) {
-		if !rules[id].Gated || ids[id] || substituted[id] {
-			continue
-		}
-		msg := fmt.Sprintf("gated metric %s is in neither run; not compared", id)
-		if _, ok := metrics.ParseID(id); ok {
-			msg = fmt.Sprintf("gated metric %s is in neither run and no statistic both runs carry can stand in for it; not compared", id)
-		}
-		w.Warnings = append(w.Warnings, msg)
-	}
+	w.Warnings = append(w.Warnings, sel.Warnings...)
 	return out
-}
-
-// carried is the set of metric ids some valid trial of r carries.
-func carried(r *result.Result) map[string]bool {
-	ids := map[string]bool{}
-	for _, t := range r.ValidTrials() {
-		for id := range t.Values {
-			ids[id] = true
-		}
-	}
-	return ids
-}
-
-// carriedByAll is the set of metric ids every session of a baseline
-// carries: a metric some session lacks is missing from the baseline.
-func carriedByAll(bs []*result.Result) map[string]bool {
-	var ids map[string]bool
-	for _, b := range bs {
-		c := carried(b)
-		if ids == nil {
-			ids = c
-			continue
-		}
-		for id := range ids {
-			if !c[id] {
-				delete(ids, id)
-			}
-		}
-	}
-	if ids == nil {
-		ids = map[string]bool{}
-	}
-	return ids
 }
 
 // samples returns metric id's values over r's valid trials that carry it,
@@ -364,18 +264,4 @@ func reportRank(id string) int {
 		return r
 	}
 	return len(rank)
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
