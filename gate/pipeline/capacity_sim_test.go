@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/sim"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -145,9 +146,52 @@ func capacityRunner(t *testing.T, url string) pipeline.Capacity {
 	return pipeline.Capacity{Serving: r}
 }
 
+// maxAttempts bounds the searches a test repeats because the machine
+// stalled the simulator (see slipped).
+const maxAttempts = 3
+
+// slipped says whether the simulator fell off its schedule since the last
+// call (sim.Stats.Slips: its engine goroutine waited more than 100 ms for a
+// CPU), in which case the engine served slower than its parameters say and
+// the measurement cannot be held to the model: a loaded 2-core machine did
+// that once to a whole saturation probe (24 req/s of the model's 50). It
+// is false on the last allowed attempt, whose measurement is then judged
+// whatever happened, so a broken search still fails.
+func slipped(t *testing.T, srv *sim.Server, attempt int) bool {
+	t.Helper()
+	st := srv.Stats()
+	n := st.Slips - slipsSeen[srv]
+	slipsSeen[srv] = st.Slips
+	if n == 0 || attempt >= maxAttempts {
+		return false
+	}
+	t.Logf("attempt %d: the simulator slipped its schedule %d time(s) (a stalled machine); measuring again", attempt, n)
+	return true
+}
+
+// slipsSeen is the slip count of each simulator at its last check.
+var slipsSeen = map[*sim.Server]int64{}
+
+// searchOnce runs one capacity search of m and logs its probes.
+func searchOnce(t *testing.T, c pipeline.Capacity, m *workload.Manifest) result.Trial {
+	t.Helper()
+	start := time.Now()
+	res, err := pipeline.Record(context.Background(), c, []*workload.Manifest{m}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res[0].Trials[0]
+	t.Logf("search: capacity %.2f req/s [%.2f, %.2f], saturation %.2f req/s, %d probes, %v", tr.Values["capacity_rps"], tr.Capacity.Low, tr.Capacity.High, tr.Capacity.Saturation, len(tr.Capacity.Probes), time.Since(start).Round(time.Millisecond))
+	for _, p := range tr.Capacity.Probes {
+		t.Logf("  probe load %.2f unlimited %v: %d/%d good, model share %.3f, ttft p99 %.1f ms", p.Load, p.Unlimited, p.Good, p.Total, shareAt(m, p.Load, capSeats), p.Latency["ttft_ms.p99"])
+	}
+	return tr
+}
+
 // TestCapacitySearchMatchesTheModel runs the search against the simulator
 // and checks it lands within 5 % of the capacity the engine's parameters
-// give, in at most 10 probes.
+// give, in at most 10 probes. A search during which the simulator slipped
+// its schedule is repeated (at most maxAttempts searches in all).
 func TestCapacitySearchMatchesTheModel(t *testing.T) {
 	m := capacityManifest(t, capacityWorkload)
 	want := capacityOf(m, capSeats)
@@ -156,19 +200,16 @@ func TestCapacitySearchMatchesTheModel(t *testing.T) {
 	if !(want > mu && want < 1.5*mu) {
 		t.Fatalf("model capacity %.2f outside (1, 1.5) x the service rate %.1f: the parameters do not test the knee", want, mu)
 	}
-	_, url := capacitySim(t, capSeats)
+	srv, url := capacitySim(t, capSeats)
 	c := capacityRunner(t, url)
-	start := time.Now()
-	res, err := pipeline.Record(context.Background(), c, []*workload.Manifest{m}, 1)
-	if err != nil {
-		t.Fatal(err)
+	var tr result.Trial
+	for attempt := 1; ; attempt++ {
+		tr = searchOnce(t, c, m)
+		if !slipped(t, srv, attempt) {
+			break
+		}
 	}
-	tr := res[0].Trials[0]
 	got := tr.Values["capacity_rps"]
-	t.Logf("search: capacity %.2f req/s [%.2f, %.2f], saturation %.2f req/s, %d probes, %v", got, tr.Capacity.Low, tr.Capacity.High, tr.Capacity.Saturation, len(tr.Capacity.Probes), time.Since(start).Round(time.Millisecond))
-	for _, p := range tr.Capacity.Probes {
-		t.Logf("  probe load %.2f unlimited %v: %d/%d good, model share %.3f, ttft p99 %.1f ms", p.Load, p.Unlimited, p.Good, p.Total, shareAt(m, p.Load, capSeats), p.Latency["ttft_ms.p99"])
-	}
 	if rel := math.Abs(got-want) / want; rel > 0.05 {
 		t.Errorf("capacity %.2f req/s is %.1f%% from the model's %.2f", got, 100*rel, want)
 	}
@@ -205,22 +246,16 @@ gate:
   - {metric: ttft_ms.p99, gated: false}
 `)
 	ms := []*workload.Manifest{capa, low}
-	srv, url := capacitySim(t, capSeats)
-	c := capacityRunner(t, url)
-	ctx := context.Background()
-	base, err := pipeline.Record(ctx, c, ms, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Update(func(cfg *sim.Config) { cfg.MaxNumSeqs = capSeats - 2 }); err != nil {
-		t.Fatal(err)
-	}
-	policy := verdict.DefaultPolicy()
-	policy.MinTrials = 2
-	policy.AssumedBetween = map[string]float64{"*": 0} // one server start for both arms
-	out, err := pipeline.Run(ctx, c, ms, pipeline.Options{Baselines: base, Policy: policy})
-	if err != nil || out.RunErr != nil {
-		t.Fatal(err, out.RunErr)
+	var base []*result.Result
+	var out *pipeline.Outcome
+	// Baseline and candidate are measured again, on a fresh simulator,
+	// when the simulator slipped its schedule (see slipped).
+	for attempt := 1; ; attempt++ {
+		var srv *sim.Server
+		base, out, srv = worseBatching(t, ms)
+		if !slipped(t, srv, attempt) {
+			break
+		}
 	}
 	for _, w := range out.Comparison.Workloads {
 		t.Logf("workload %s: %s %s (%d/%d valid trials, excluded %v)", w.Cell, w.Status, w.Message, w.BaselineTrials, w.CandidateTrials, w.Excluded)
@@ -245,4 +280,29 @@ gate:
 			}
 		}
 	}
+}
+
+// worseBatching records ms as the baseline against a simulator with
+// capSeats seats, then runs them as the candidate against the same
+// simulator with two seats fewer, and returns the simulator too.
+func worseBatching(t *testing.T, ms []*workload.Manifest) ([]*result.Result, *pipeline.Outcome, *sim.Server) {
+	t.Helper()
+	srv, url := capacitySim(t, capSeats)
+	c := capacityRunner(t, url)
+	ctx := context.Background()
+	base, err := pipeline.Record(ctx, c, ms, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Update(func(cfg *sim.Config) { cfg.MaxNumSeqs = capSeats - 2 }); err != nil {
+		t.Fatal(err)
+	}
+	policy := verdict.DefaultPolicy()
+	policy.MinTrials = 2
+	policy.AssumedBetween = map[string]float64{"*": 0} // one server start for both arms
+	out, err := pipeline.Run(ctx, c, ms, pipeline.Options{Baselines: base, Policy: policy})
+	if err != nil || out.RunErr != nil {
+		t.Fatal(err, out.RunErr)
+	}
+	return base, out, srv
 }
