@@ -4,15 +4,15 @@ BIN       ?= bin/perfgate
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/perfgate/perfgate/gate/cli.Version=$(VERSION)
 
-.PHONY: help build test unit conformance lint vet fmt-check bench fuzz demo actionlint act-selftest render-comment render-test clean
+.PHONY: help build test unit conformance lint vet fmt-check bench fuzz demo actionlint act-selftest render-comment render-test e2e-ollama clean
 
 help: ## list targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build bin/perfgate
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/perfgate
 
-test: lint unit conformance actionlint act-selftest render-test ## everything CI runs
+test: lint unit conformance actionlint act-selftest render-test e2e-ollama ## everything CI runs
 
 unit: ## the race-enabled Go test suite
 	$(GO) test -race -count=1 ./...
@@ -37,6 +37,9 @@ render-comment: ## render the demo's and a 12-workload PR comment in headless Ch
 
 render-test: ## the PR comment in Chromium: mermaid parses, chart labels do not overlap, height within budget (skipped loudly without chromium when not root)
 	GO=$(GO) bash .ci/render-comment.sh --test
+
+e2e-ollama: ## a real engine: build ollama v0.17.4 from the Go module proxy (cached), gate it serving a random-weight GGUF model (docs/engines-testing.md)
+	bash .ci/ollama.sh
 
 lint: vet fmt-check ## go vet and gofmt
 

@@ -134,6 +134,7 @@ func Compare(a, b []*result.Result, o Options) (*verdict.Comparison, error) {
 			"; run `perfgate calibrate`, set policy.assumed_between, or restart the servers per block")
 	}
 	decide(c, cells, &p)
+	plan(c, cells)
 	c.Cells = make([]verdict.Cell, 0, len(cells))
 	for _, pc := range cells {
 		c.Cells = append(c.Cells, pc.cell)
@@ -150,6 +151,7 @@ func design(r *result.Result, resident bool, est Estimator) *verdict.Paired {
 	for _, bl := range r.AB.Blocks {
 		d.StartupS += bl.StartupS
 	}
+	d.BlockS = blockSeconds(r.AB.Blocks)
 	return d
 }
 

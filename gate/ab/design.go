@@ -2,6 +2,7 @@ package ab
 
 import (
 	"math"
+	"sync"
 
 	"github.com/perfgate/perfgate/gate/verdict"
 )
@@ -94,6 +95,33 @@ func factor(e Estimator, k int) (float64, float64) {
 	if k < 2 {
 		return math.Inf(1), 1
 	}
+	key := factorKey{e, k}
+	factorMu.Lock()
+	f, ok := factors[key]
+	factorMu.Unlock()
+	if !ok {
+		f = computeFactor(e, k)
+		factorMu.Lock()
+		factors[key] = f
+		factorMu.Unlock()
+	}
+	return f[0], f[1]
+}
+
+// factors caches factor: it depends on the estimator and the pairs alone,
+// and every plan asks for it at a dozen block counts. At most three
+// estimators times maxBlocks/2 pairs are ever stored.
+var (
+	factorMu sync.Mutex
+	factors  = map[factorKey][2]float64{}
+)
+
+type factorKey struct {
+	e Estimator
+	k int
+}
+
+func computeFactor(e Estimator, k int) [2]float64 {
 	order, _ := Order(2*k, 0)
 	s := pairSigns(order)
 	quadOf := make([]int, k)
@@ -101,7 +129,7 @@ func factor(e Estimator, k int) (float64, float64) {
 		quadOf[i] = i / 2
 	}
 	f, _ := estimate(make([]float64, k), s, e, quadOf)
-	return f.c, f.df
+	return [2]float64{f.c, f.df}
 }
 
 func (d Design) tol() float64 {
@@ -164,18 +192,37 @@ const maxBlocks = 400
 // number up to 400 reaches it (with resident servers the between-session
 // term can make a change undetectable at any number of blocks).
 func (d Design) BlocksFor(change, power float64) int {
-	for n := 4; n <= maxBlocks; n += 4 {
+	return smallestBlocks(func(n int) bool {
 		d.Blocks = n
-		if d.Power(change) >= power {
-			return n
+		return d.Power(change) >= power
+	})
+}
+
+// smallestBlocks is the smallest multiple of four up to maxBlocks for
+// which ok holds, 0 when none does. ok must be monotone in the blocks (a
+// design's chances only grow with more pairs: the standard error shrinks
+// and the degrees of freedom grow), so a bisection over the multiples
+// finds it in a few evaluations rather than a hundred: a comparison plans
+// every undecided cell, and the seeded tests judge thousands.
+func smallestBlocks(ok func(n int) bool) int {
+	lo, hi := 0, maxBlocks/4 // in quads: ok(4·hi) is the question
+	if !ok(4 * hi) {
+		return 0
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(4 * mid) {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	return 0
+	return 4 * hi
 }
 
 // DesignOf is the design of a cell Compare decided, with its measured
 // noise: BlocksFor on it says how many blocks the cell would need, Power
-// its chance at any change. The measured pair variance is carried as the
+// its chance at any change, Blocks the blocks of the pairs kept. The measured pair variance is carried as the
 // within-session variance of one-trial blocks (restarted) or beside the
 // measured between-session term (resident).
 func DesignOf(c *verdict.Comparison, cell *verdict.Cell) Design {
@@ -184,6 +231,10 @@ func DesignOf(c *verdict.Comparison, cell *verdict.Cell) Design {
 	d.Tolerance = cell.Tolerance / 100
 	if c.AB != nil {
 		d.Blocks, d.Resident, d.Estimator = c.AB.Blocks, c.AB.Resident, Estimator(c.AB.Estimator)
+	}
+	if cell.Blocks != nil && len(cell.Blocks.Pairs) > 0 {
+		// The pairs kept: a pair that lost a block carries no information.
+		d.Blocks = 2 * len(cell.Blocks.Pairs)
 	}
 	if d.Resident {
 		d.Between, d.BetweenDF = cell.Noise.Between*cell.Noise.Between, cell.Noise.BetweenDF

@@ -97,6 +97,7 @@ never pass), 4 inconclusive with --fail-on-inconclusive. See docs/ab.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return abMain(cmd.Context(), s, cmd, o) },
 	}
+	cmd.AddCommand(newABPlanCmd(s))
 	f := cmd.Flags()
 	f.StringVar(&o.configFile, "config", "", "configuration file (default "+config.DefaultFile+" when it exists)")
 	f.StringArrayP("workload", "w", nil, "workload file or directory (repeatable)")

@@ -96,9 +96,16 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 	if err != nil {
 		return exitf(ExitInvalid, "--from: %w", err)
 	}
-	runs := make([]baseline.Run, len(srcs))
-	for i, src := range srcs {
-		runs[i] = baseline.Run{Source: src.Path, Result: src.Result}
+	var runs []baseline.Run
+	for _, src := range srcs {
+		// A share cell's trials at the baseline's rate measured the
+		// candidate at another run's load: the comparison there is
+		// rebuilt from the share cell's own baseline every time.
+		if at := src.Result.BaselineRate; at != nil {
+			fmt.Fprintf(s.Err, "perfgate: skipping %s: %s ran at the baseline's rate; its baseline is %s's\n", src.Path, src.Result.Workload.Cell, at.Cell)
+			continue
+		}
+		runs = append(runs, baseline.Run{Source: src.Path, Result: src.Result})
 	}
 	store := baseline.Store{Root: o.root}
 	if err := baselineScreen(s, store, o, runs); err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
@@ -8,8 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/verdict"
+	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // capacityE2ESim is a seat-limited simulator with a constant 5 ms step
@@ -190,5 +196,91 @@ func TestCapacityGate(t *testing.T) {
 	}
 	if code != ExitRegression || !compareHasRow(out, "capacity_rps", "REGRESSION") {
 		t.Errorf("half the seats: exit %d, want 1 with capacity_rps regressed\n%s%s", code, out, errs)
+	}
+}
+
+// TestTwoStepGateAtBaselineRate: a share-of-saturation workload whose
+// baseline (`perfgate run`, promoted) recorded its rate, run as the gate
+// runs it against a candidate with half the seats: at its own 80 % and at
+// the baseline's rate. `gate --from` of those results passes the share
+// cell and fails the cell at the baseline's rate on E2EL; `compare`
+// builds the same second comparison from the files, and `baseline
+// update` does not promote the cell at the baseline's rate. The
+// candidate runs in process (pipeline.Run, what gate runs) with the
+// dispatch-lag limit raised, which gate has no flag for: on a loaded
+// machine the client wakes late now and then.
+func TestTwoStepGateAtBaselineRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end gate test against the simulator")
+	}
+	old := gateGetenv
+	gateGetenv = func(string) string { return "" }
+	t.Cleanup(func() { gateGetenv = old })
+	const wl, cfgFile = "testdata/two-step-gate-e2e.yaml", "testdata/gate/perfgate.yaml"
+	dir := t.TempDir()
+	store := filepath.Join(dir, "baselines")
+	if code, out, errs := runCLI("run", "-w", wl, "--url", capacityE2ESim(t, 4), "-o", filepath.Join(dir, "base"), "--max-dispatch-lag-ms", "1000"); code != ExitPass {
+		t.Fatalf("baseline run: exit %d\n%s%s", code, out, errs)
+	}
+	promote := func(from string) (ExitCode, string, string) {
+		return runCLI("baseline", "update", "--from", from, "--profile", "e2e", "--baselines", store, "--config", cfgFile, "--accept-noisy")
+	}
+	if code, out, errs := promote(filepath.Join(dir, "base")); code != ExitPass {
+		t.Fatalf("baseline update: exit %d\n%s%s", code, out, errs)
+	}
+	base, err := result.Read(filepath.Join(store, "e2e", "two-step-gate-e2e.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ms, err := workload.LoadPaths([]string{wl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := loadgen.New(loadgen.Config{URL: capacityE2ESim(t, 2), Warmups: -1,
+		Limits: metrics.Limits{FailureShare: metrics.DefaultLimits.FailureShare, DispatchLagMs: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, err := pipeline.Run(context.Background(), pipeline.Capacity{Serving: r}, ms, pipeline.Options{Baselines: []*result.Result{base}, Policy: verdict.DefaultPolicy()})
+	if err != nil || run.RunErr != nil {
+		t.Fatal(err, run.RunErr)
+	}
+	results := filepath.Join(dir, "cand")
+	for _, res := range run.Results {
+		// gate records the server's fingerprint around the runner; the
+		// candidate is the same simulator build.
+		res.Fingerprint = base.Fingerprint
+		if err := result.Write(filepath.Join(results, result.FileName(res.Workload.Cell)), res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at, err := result.Read(filepath.Join(results, "two-step-gate-e2e@baseline-rate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at.BaselineRate == nil || base.Saturation == nil || at.BaselineRate.RateRPS != base.Saturation.RateRPS {
+		t.Errorf("candidate at %+v, the baseline ran at %+v", at.BaselineRate, base.Saturation)
+	}
+
+	code, out, errs := runCLI("gate", "--config", cfgFile, "--baselines", store, "--from", results, "-o", filepath.Join(dir, "gate"), "--workloads", wl)
+	t.Logf("gate --from: exit %d\n%s", code, out)
+	if code != ExitRegression || !compareHasRow(out, "two-step-gate-e2e@baseline-rate  E2EL p50", "REGRESSION") {
+		t.Errorf("exit %d, want 1 with E2EL regressed at the baseline's rate\n%s", code, errs)
+	}
+	if compareHasRow(out, "two-step-gate-e2e  ", "REGRESSION") {
+		t.Error("the share cell regressed: at its own 80 % no request waits for a seat")
+	}
+	if !strings.Contains(out, "two-step-gate-e2e@baseline-rate ran the candidate at the baseline's") {
+		t.Error("the report does not say which comparison is which")
+	}
+	code, out, _ = runCLI("compare", "--config", cfgFile, "--baseline", filepath.Join(store, "e2e"), "--candidate", results)
+	if code != ExitRegression || !compareHasRow(out, "two-step-gate-e2e@baseline-rate  E2EL p50", "REGRESSION") {
+		t.Errorf("compare: exit %d, want the cell at the baseline's rate compared and regressed\n%s", code, out)
+	}
+	code, out, errs = promote(results)
+	if code != ExitPass || !strings.Contains(errs, "skipping") || strings.Contains(out, "@baseline-rate") {
+		t.Errorf("baseline update of the candidate: exit %d\n%s%s", code, out, errs)
 	}
 }

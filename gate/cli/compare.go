@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/merge"
+	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
@@ -121,7 +122,9 @@ func runCompare(s *Streams, o compareOptions) error {
 	}
 	// Results of a gate that took extra looks are judged at that gate's
 	// look alpha, as gate --from judges them (verdict.LookOf).
-	c, err := verdict.Compare(base, cand, p, verdict.LookOf(cand, p))
+	// A share-of-saturation cell's comparison at the baseline's absolute
+	// rate takes its baseline from the share cell's, as gate builds it.
+	c, base, err := pipeline.CompareAtRates(base, cand, p, verdict.LookOf(cand, p))
 	if err != nil {
 		return exitf(ExitInvalid, "compare: %w", err)
 	}

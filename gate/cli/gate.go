@@ -214,7 +214,8 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	if paths.data.Artifact, err = gateArtifact(o.artifact); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	gateAttachBaselines(paths.data, baselines)
+	atRate, _ := pipeline.WithBaselineRate(baselines, out.Results)
+	gateAttachBaselines(paths.data, atRate)
 	gateAttachHistory(paths.data, cfg.Baselines, cfg.Profile, s.Err)
 	return gateFinish(ctx, s, cfg, out, paths)
 }

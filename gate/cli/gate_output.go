@@ -48,6 +48,12 @@ func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome) g
 			d.BaselinePaths[w.Cell] = filepath.Join(baseDir, result.FileName(w.Cell))
 		}
 	}
+	// A comparison at the baseline's rate reads the share cell's file.
+	for _, r := range out.Results {
+		if at := r.BaselineRate; at != nil && d.BaselinePaths[r.Workload.Cell] != "" {
+			d.BaselinePaths[r.Workload.Cell] = filepath.Join(baseDir, result.FileName(at.Cell))
+		}
+	}
 	if out.RunErr != nil {
 		d.RunError = out.RunErr.Error()
 	}

@@ -36,18 +36,20 @@ func simBindDuration(k *simKnobs, name, usage string, field func(*sim.Config) *s
 }
 
 func newSimCmd(s *Streams) *cobra.Command {
-	var addr, preset string
+	var addr, preset, engine string
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run the simulated vLLM server",
 		Long: "sim serves vLLM's OpenAI-compatible HTTP API from a continuous-batching performance\n" +
-			"model (see docs/simulator.md). It prints its base URL as the first line of standard\n" +
-			"output and runs until interrupted. Every knob flag overrides the chosen preset.",
+			"model (see docs/simulator.md); --engine sglang or ollama serves that engine's HTTP surface\n" +
+			"instead. It prints its base URL as the first line of standard output and runs until\n" +
+			"interrupted. Every knob flag overrides the chosen preset.",
 		Args: cobra.NoArgs,
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (use 127.0.0.1:0 for any free port)")
 	f.StringVar(&preset, "preset", "fast", fmt.Sprintf("starting configuration, one of %v", sim.PresetNames()))
+	f.StringVar(&engine, "engine", sim.EngineVLLM, fmt.Sprintf("engine to impersonate (endpoints, errors, usage, chunking), one of %v", sim.Engines()))
 	k := &simKnobs{fs: f, applies: map[string]func(*sim.Config){}}
 	str := func(name, usage string, field func(*sim.Config) *string) {
 		simBind(k, name, usage, func(p *string, n, u string) { f.StringVar(p, n, "", u) }, field)
@@ -112,6 +114,11 @@ func newSimCmd(s *Streams) *cobra.Command {
 		if err != nil {
 			return exitf(ExitInvalid, "--preset: %v", err)
 		}
+		// The engine's defaults (its version, ollama's chunking) come
+		// before the knob flags, so a flag given beside --engine wins.
+		if err := cfg.SetEngine(engine); err != nil {
+			return exitf(ExitInvalid, "--engine: %v", err)
+		}
 		// --session-cv sets both phases first, so a per-phase flag given
 		// beside it wins whatever the order on the command line.
 		if f.Changed("session-cv") {
@@ -141,7 +148,11 @@ func simServe(ctx context.Context, s *Streams, addr string, cfg sim.Config) erro
 		return exitf(ExitInvalid, "--addr %s: %v", addr, err)
 	}
 	fmt.Fprintf(s.Out, "http://%s\n", ln.Addr())
-	fmt.Fprintf(s.Err, "perfgate sim: serving model %q on http://%s\n", cfg.Model, ln.Addr())
+	as := ""
+	if cfg.Engine != "" {
+		as = " as " + cfg.Engine
+	}
+	fmt.Fprintf(s.Err, "perfgate sim: serving model %q on http://%s%s\n", cfg.Model, ln.Addr(), as)
 	if cfg.SessionCVPrefill > 0 || cfg.SessionCVDecode > 0 {
 		ss := srv.Session()
 		fmt.Fprintf(s.Err, "perfgate sim: session offsets prefill x%.4f decode x%.4f (--session-seed %d reproduces them)\n", ss.Prefill, ss.Decode, ss.Seed)

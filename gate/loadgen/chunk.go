@@ -16,6 +16,14 @@ type chunk struct {
 	choices bool
 	// finish is the first choice's finish_reason when it is a string.
 	finish string
+	// text holds where the first choice's non-empty output strings lie
+	// in the payload (start and end, JSON quotes included): "text"
+	// (completions), or the delta's "content" and "reasoning_content" or
+	// "reasoning" (chat). Chunks without text (chat's role chunk, a
+	// finish-only chunk) count no token when the server's usage does not
+	// say better. Offsets keep chunk comparable and allocation-free.
+	text  [2][2]int
+	texts int
 	// usage: the message carried a usage object (not null).
 	usage            bool
 	promptTokens     int
@@ -117,13 +125,28 @@ func (c *chunk) parseChoices(b []byte, i int) (int, error) {
 	var err error
 	if j < len(b) && b[j] == '{' {
 		j, err = walkObject(b, j, func(key []byte, v int) (int, error) {
-			if string(key) == "finish_reason" && b[v] == '"' {
-				end, err := skipString(b, v)
-				if err != nil {
-					return 0, err
+			switch string(key) {
+			case "finish_reason":
+				if b[v] == '"' {
+					end, err := skipString(b, v)
+					if err != nil {
+						return 0, err
+					}
+					c.finish = string(b[v+1 : end-1])
+					return end, nil
 				}
-				c.finish = string(b[v+1 : end-1])
-				return end, nil
+			case "text":
+				return c.parseText(b, v)
+			case "delta":
+				if b[v] == '{' {
+					return walkObject(b, v, func(key []byte, v int) (int, error) {
+						switch string(key) {
+						case "content", "reasoning_content", "reasoning":
+							return c.parseText(b, v)
+						}
+						return skipValue(b, v)
+					})
+				}
 			}
 			return skipValue(b, v)
 		})
@@ -145,6 +168,22 @@ func (c *chunk) parseChoices(b []byte, i int) (int, error) {
 		}
 	}
 	return 0, err
+}
+
+// parseText notes a non-empty string value of an output field.
+func (c *chunk) parseText(b []byte, i int) (int, error) {
+	if b[i] != '"' {
+		return skipValue(b, i)
+	}
+	end, err := skipString(b, i)
+	if err != nil {
+		return 0, err
+	}
+	if end-i > 2 && c.texts < len(c.text) {
+		c.text[c.texts] = [2]int{i, end}
+		c.texts++
+	}
+	return end, nil
 }
 
 func (c *chunk) parseUsage(b []byte, i int) (int, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -14,17 +15,26 @@ func TestParseChunk(t *testing.T) {
 		bad  bool
 	}{
 		{`{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" hi","logprobs":null,"finish_reason":null,"stop_reason":null}]}`,
-			chunk{choices: true}, false},
+			chunk{choices: true, text: [2][2]int{{95, 100}}, texts: 1}, false},
 		{`{"id":"cmpl-1","choices":[],"usage":{"prompt_tokens":201,"completion_tokens":128,"total_tokens":329}}`,
 			chunk{usage: true, promptTokens: 201, completionTokens: 128}, false},
 		{`{"choices":[{"delta":{"content":"x"},"finish_reason":"length"}],"usage":null}`,
-			chunk{choices: true, finish: "length"}, false},
+			chunk{choices: true, finish: "length", text: [2][2]int{{32, 35}}, texts: 1}, false},
+		// ollama's completions chunk: zero usage on a token message.
+		{`{"id":"cmpl-9","object":"text_completion","created":1,"choices":[{"text":"ab","index":0,"finish_reason":null}],"model":"m","system_fingerprint":"fp_ollama","usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`,
+			chunk{choices: true, usage: true, text: [2][2]int{{73, 77}}, texts: 1}, false},
+		// Reasoning and content in one delta: both are output text.
+		{`{"choices":[{"delta":{"reasoning_content":"r","content":"c"}}]}`,
+			chunk{choices: true, text: [2][2]int{{42, 45}, {56, 59}}, texts: 2}, false},
+		// ollama's finish chunk: an empty delta.
+		{`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+			chunk{choices: true, finish: "stop"}, false},
 		{`{"choices":[{"delta":{"role":"assistant","content":""}}],"usage":{"prompt_tokens":5,"completion_tokens":0}}`,
 			chunk{choices: true, usage: true, promptTokens: 5}, false},
 		{`{"error":{"message":"boom \"quoted\" }","type":"InternalServerError","param":null,"code":500}}`,
 			chunk{err: true}, false},
 		{`{"object":"error","message":"bad","code":400}`, chunk{err: true}, false},
-		{` { "choices" : [ { "text" : "a]}" } ] } `, chunk{choices: true}, false},
+		{` { "choices" : [ { "text" : "a]}" } ] } `, chunk{choices: true, text: [2][2]int{{28, 33}}, texts: 1}, false},
 		{`{"choices":[{"text":"a"}]`, chunk{}, true},
 		{`[1,2]`, chunk{}, true},
 		{``, chunk{}, true},
@@ -47,6 +57,8 @@ func reference(b []byte) (chunk, bool) {
 	var m struct {
 		Choices []struct {
 			Finish any `json:"finish_reason"`
+			Text   any `json:"text"`
+			Delta  any `json:"delta"`
 		} `json:"choices"`
 		Usage *struct {
 			Prompt     any `json:"prompt_tokens"`
@@ -65,6 +77,7 @@ func reference(b []byte) (chunk, bool) {
 			c.finish = s
 		}
 	}
+	c.texts = len(referenceTexts(b))
 	if m.Usage != nil {
 		c.usage = true
 		if f, ok := m.Usage.Prompt.(float64); ok && f == float64(int(f)) && f >= 0 {
@@ -99,10 +112,55 @@ func FuzzChunk(f *testing.F) {
 		if hasTrickyKeys(b) {
 			return
 		}
+		texts := parsedTexts(&got, b)
+		if wt := referenceTexts(b); len(wt) <= len(got.text) && !slices.Equal(texts, wt) {
+			t.Fatalf("%s: texts %q, want %q", b, texts, wt)
+		} else if len(wt) > len(got.text) {
+			return // more output fields than a chunk keeps
+		}
+		got.text = [2][2]int{}
 		if got != want {
 			t.Fatalf("%s:\n got %+v\nwant %+v", b, got, want)
 		}
 	})
+}
+
+// parsedTexts decodes the output strings parseChunk found, sorted.
+func parsedTexts(c *chunk, b []byte) []string {
+	var out []string
+	for _, t := range c.text[:c.texts] {
+		var s string
+		if err := json.Unmarshal(b[t[0]:t[1]], &s); err == nil {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// referenceTexts lists the first choice's non-empty output strings with
+// encoding/json, sorted.
+func referenceTexts(b []byte) []string {
+	var m struct {
+		Choices []map[string]any `json:"choices"`
+	}
+	if json.Unmarshal(b, &m) != nil || len(m.Choices) == 0 || m.Choices[0] == nil {
+		return nil
+	}
+	var out []string
+	add := func(v any) {
+		if s, ok := v.(string); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	add(m.Choices[0]["text"])
+	if d, ok := m.Choices[0]["delta"].(map[string]any); ok {
+		for _, k := range []string{"content", "reasoning_content", "reasoning"} {
+			add(d[k])
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // hasTrickyKeys reports inputs where the fast scanner and encoding/json

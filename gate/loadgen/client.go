@@ -39,6 +39,21 @@ type exchange struct {
 	status  int
 	finish  string
 	sawDone bool
+	// usageSeen: the stream carried some usage object.
+	usageSeen bool
+	// texts holds the JSON-quoted output strings of every token message,
+	// back to back, and textEnds where each message's ends: kept only when
+	// the server has a tokenizer endpoint, to count them after the trial.
+	texts    []byte
+	textEnds []uint32
+}
+
+// keepText appends a token message's output strings to x.texts.
+func (x *exchange) keepText(ch *chunk, data []byte) {
+	for _, t := range ch.text[:ch.texts] {
+		x.texts = append(x.texts, data[t[0]:t[1]]...)
+	}
+	x.textEnds = append(x.textEnds, uint32(len(x.texts)))
 }
 
 // call sends one request and streams its response into x.rec. It never
@@ -122,20 +137,25 @@ func drain(body io.ReadCloser) {
 }
 
 // stream reads the event stream. Token messages (non-empty choices) set
-// the first and last token times and the gaps between them.
+// the first and last token times and the gaps between them; how many
+// tokens each carried is settled once the stream ended (resolveTokens),
+// because which usage style the server follows is only known then.
 func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x *exchange) {
 	rec := &x.rec
 	sr := &stampReader{r: body, anchor: anchor}
 	dec := sse.NewDecoder(sr)
 	var (
-		prev        time.Duration
-		cum         int // cumulative completion tokens of the last token message
-		tokensKnown = true
-		multi       bool // some chunk carried a token count other than 1
-		usageSeen   bool
+		prev time.Duration
+		// per holds each token message's usage and whether it had text
+		// (see entry), for resolveTokens.
+		per       []uint32
+		allUsage  = true // every token message with text carried usage
+		usageSeen bool
 	)
 	if rec.MaxTokens > 0 {
-		rec.Gaps = make([]float32, 0, min(rec.MaxTokens, 4096))
+		n := min(rec.MaxTokens, 4096)
+		rec.Gaps = make([]float32, 0, n)
+		per = make([]uint32, 0, n+1)
 	}
 	for dec.Next() {
 		at := sr.last
@@ -166,56 +186,28 @@ func (c *client) stream(ctx context.Context, anchor time.Time, body io.Reader, x
 		if ch.finish != "" {
 			x.finish = ch.finish
 		}
-		k := 0
-		if ch.usage && tokensKnown {
-			k = ch.completionTokens - cum
-			cum = ch.completionTokens
-			if k < 0 {
-				k = 0
-			}
-		} else {
-			tokensKnown = false
+		if !ch.usage && ch.texts > 0 {
+			allUsage = false
+		}
+		per = append(per, entry(ch.completionTokens, ch.usage, ch.texts > 0))
+		if c.keepTexts {
+			x.keepText(&ch, ev.Data)
 		}
 		if rec.Chunks == 0 {
 			rec.FirstToken = at
-			rec.FirstChunkTokens = k
 		} else {
 			rec.Gaps = append(rec.Gaps, float32(float64(at-prev)/float64(time.Millisecond)))
-			if k != 1 && !multi && tokensKnown {
-				multi = true
-				rec.GapTokens = make([]uint32, len(rec.Gaps)-1, cap(rec.Gaps))
-				for i := range rec.GapTokens {
-					rec.GapTokens[i] = 1
-				}
-			}
-			if multi {
-				rec.GapTokens = append(rec.GapTokens, uint32(k))
-			}
 		}
 		prev = at
 		rec.LastToken = at
 		rec.Chunks++
 	}
-	if !tokensKnown {
-		rec.GapTokens, rec.FirstChunkTokens = nil, 0
-	} else if !multi && rec.FirstChunkTokens == 0 && rec.Chunks > 0 {
-		// Continuous usage said every later chunk carried one token; keep
-		// the first chunk's count (a chat role-only chunk has 0) by
-		// materialising the per-gap counts for the consistency check.
-		rec.GapTokens = make([]uint32, len(rec.Gaps))
-		for i := range rec.GapTokens {
-			rec.GapTokens[i] = 1
-		}
-	}
 	if err := dec.Err(); err != nil {
 		rec.ErrorType, rec.ErrorBody = classify(ctx, err, false), err.Error()
 		return
 	}
-	if !usageSeen {
-		// No usage at all (a server ignoring stream_options): count token
-		// messages, the best the client can do without a tokenizer.
-		rec.OutputTokens = rec.Chunks
-	}
+	x.usageSeen = usageSeen
+	resolveTokens(rec, per, allUsage, usageSeen)
 	switch {
 	case !x.sawDone && x.finish == "":
 		rec.ErrorType = "truncated"

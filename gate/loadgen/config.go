@@ -60,8 +60,13 @@ type Config struct {
 	// reuse each other's cached prefixes (vLLM >= 0.9).
 	CacheSalt bool
 	// NoContinuousUsage stops asking for continuous_usage_stats, for
-	// servers that reject the option. itl_token_ms then equals itl_ms.
+	// servers that reject the option. Per-chunk token counts then come from
+	// the server's /tokenize or are estimated (docs/metrics.md).
 	NoContinuousUsage bool
+	// NoTokenizer stops the client from counting chunk texts with the
+	// server's /tokenize when usage gives no per-chunk counts (it then
+	// splits the usage total evenly, see docs/metrics.md).
+	NoTokenizer bool
 	// Detailed, when set, receives one JSON line per measured request.
 	Detailed io.Writer
 	// Progress receives progress output; Terminal selects a live bar
@@ -118,6 +123,9 @@ func (c Config) withDefaults() Config {
 	if c.Limits.DispatchLagMs <= 0 {
 		c.Limits.DispatchLagMs = metrics.DefaultLimits.DispatchLagMs
 	}
+	if c.Limits.MaxTokensPerChunk <= 0 {
+		c.Limits.MaxTokensPerChunk = metrics.DefaultLimits.MaxTokensPerChunk
+	}
 	return c
 }
 
@@ -133,6 +141,9 @@ type client struct {
 	// with its arrival time, e.g. to compare it with the simulator's send
 	// stamp.
 	onEvent func(anchor time.Time, at time.Duration, data []byte)
+	// keepTexts makes every exchange keep its chunks' text for counting
+	// with the server's /tokenize after the trial.
+	keepTexts bool
 }
 
 // newTransport returns a keep-alive transport that holds conns idle

@@ -24,10 +24,12 @@ type Detail struct {
 	Chunks       int       `json:"chunks"`
 	ITLMs        []float32 `json:"itl_ms,omitempty"`
 	ChunkTokens  []uint32  `json:"chunk_tokens,omitempty"`
-	Finish       string    `json:"finish_reason,omitempty"`
-	Error        string    `json:"error,omitempty"`
-	ErrorBody    string    `json:"error_body,omitempty"`
-	DispatchLag  float64   `json:"dispatch_lag_ms"`
+	// TokenMethod says where ChunkTokens came from (docs/metrics.md).
+	TokenMethod string  `json:"token_method,omitempty"`
+	Finish      string  `json:"finish_reason,omitempty"`
+	Error       string  `json:"error,omitempty"`
+	ErrorBody   string  `json:"error_body,omitempty"`
+	DispatchLag float64 `json:"dispatch_lag_ms"`
 }
 
 func msOf(d interface{ Seconds() float64 }) float64 { return d.Seconds() * 1000 }
@@ -44,6 +46,7 @@ func (r *Runner) writeDetail(trial int, rq *workload.Request, x *exchange) {
 		Success: rec.Success, Status: x.status, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens,
 		MaxTokens: rec.MaxTokens, Chunks: rec.Chunks, ITLMs: rec.Gaps, ChunkTokens: rec.GapTokens, Finish: x.finish,
 		Error: rec.ErrorType, ErrorBody: rec.ErrorBody, DispatchLag: msOf(rec.DispatchLag),
+		TokenMethod: rec.Tokens.String(),
 	}
 	if rec.Chunks > 0 {
 		d.TTFTMs, d.E2ELMs = rec.TTFT(), rec.E2EL()

@@ -57,7 +57,7 @@ func engineWarnings(m *workload.Manifest, p engine.Profile) []string {
 		out = append(out, fmt.Sprintf("the workload sets ignore_eos but %s (engine %s) does not honour it: requests may stop at EOS before max_tokens", p.Title, p.Name))
 	}
 	if !p.TokenPrompts && m.API != workload.Chat && len(m.Requests) > 0 && m.Requests[0].PromptIDs != nil {
-		out = append(out, fmt.Sprintf("the workload sends token-id prompts but %s (engine %s) takes text prompts only: it may refuse every request; use a text prompt format", p.Title, p.Name))
+		out = append(out, fmt.Sprintf("the workload sends token-id prompts but %s (engine %s) takes text prompts only: it may refuse every request; set dataset.prompt_format: text (docs/workloads.md)", p.Title, p.Name))
 	}
 	return out
 }

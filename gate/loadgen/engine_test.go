@@ -170,7 +170,7 @@ func TestEngineIgnoreEOSWarning(t *testing.T) {
 func TestEngineWarnings(t *testing.T) {
 	ollama, vllm := engine.Must(engine.Ollama), engine.Must(engine.VLLM)
 	ids := manifest(1, 0, 0, 4) // token-id prompts, ignore_eos
-	if w := strings.Join(engineWarnings(ids, ollama), "\n"); !strings.Contains(w, "takes text prompts only") || !strings.Contains(w, "ignore_eos") {
+	if w := strings.Join(engineWarnings(ids, ollama), "\n"); !strings.Contains(w, "takes text prompts only") || !strings.Contains(w, "prompt_format: text") || !strings.Contains(w, "ignore_eos") {
 		t.Errorf("ollama, token ids: %q", w)
 	}
 	if w := engineWarnings(ids, vllm); len(w) != 0 {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -116,7 +117,13 @@ func (r *Runner) progressDone(m *workload.Manifest, t result.Trial, idx, of int)
 	if !t.Valid {
 		status = "INVALID: " + t.InvalidReason
 	}
-	fmt.Fprintf(r.cfg.Progress, "%s trial %d/%d: %d ok, %d failed in %.1f s, %.0f tok/s, TTFT p99 %.1f ms, ITL p99 %.2f ms [%s]\n",
+	// Chunks of several tokens change what ITL means: say so on the line
+	// (one token a chunk, the usual case, adds nothing).
+	chunks := ""
+	if tc := t.Tokens; tc != nil && tc.TokensPerChunk > metrics.WarnTokensPerChunk {
+		chunks = fmt.Sprintf(" (%.1f tokens a chunk, %s)", tc.TokensPerChunk, tc.Method)
+	}
+	fmt.Fprintf(r.cfg.Progress, "%s trial %d/%d: %d ok, %d failed in %.1f s, %.0f tok/s, TTFT p99 %.1f ms, ITL p99 %.2f ms%s [%s]\n",
 		m.Cell, idx+1, max(of, idx+1), t.Completed, t.Failed, t.DurationS, t.Values["output_throughput"],
-		t.Values["ttft_ms.p99"], t.Values["itl_ms.p99"], status)
+		t.Values["ttft_ms.p99"], t.Values["itl_ms.p99"], chunks, status)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
@@ -57,6 +58,15 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	for _, d := range info.Models {
 		if d.ID == srv.Model {
 			found, srv.MaxModelLen = true, d.MaxModelLen
+		}
+	}
+	if !found && p.Name == engine.Ollama && !strings.Contains(srv.Model, ":") {
+		// ollama lists every model with its tag and serves a bare name as
+		// its :latest tag, as `ollama run NAME` does.
+		for _, d := range info.Models {
+			if d.ID == srv.Model+":latest" {
+				found, srv.Model, srv.MaxModelLen = true, d.ID, d.MaxModelLen
+			}
 		}
 	}
 	if !found {

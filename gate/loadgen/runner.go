@@ -33,6 +33,9 @@ type Runner struct {
 	detail  sync.Mutex      // serialises writes to cfg.Detailed
 	// detailErr is the first error writing detailed records.
 	detailErr error
+	// calibrations are the prompt calibrations of text cells, by hash and
+	// model (guarded by mu).
+	calibrations map[string]result.PromptCalibration
 	// engine is the resolved engine profile (resolveEngine), with the
 	// version the server's own endpoint named when it was detected.
 	engineMu      sync.Mutex
@@ -40,6 +43,10 @@ type Runner struct {
 	engineVersion string
 	// onEvent is passed to clients (tests and benchmarks only).
 	onEvent func(anchor time.Time, at time.Duration, data []byte)
+	// tok counts chunk texts after each trial; nil when the server has no
+	// /tokenize. probed: the server was asked once already.
+	tok    *tokenizer
+	probed bool
 }
 
 // New checks cfg and returns a Runner.

@@ -56,6 +56,19 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		err := r.resetPrefixCache(ctx, c.http, prof) // the error saying why
 		return fail(err.Error(), err)
 	}
+	cm, err := r.calibrate(ctx, m, res, c, model)
+	if err != nil {
+		return fail(err.Error(), err)
+	}
+	m = cm
+	if !r.probed {
+		r.probed = true
+		r.tok = r.probeTokenizer(ctx, c, model, prof)
+	}
+	if r.tok != nil {
+		r.tok.c = c
+	}
+	c.keepTexts = r.tok != nil
 	for k := 0; k < n; k++ {
 		idx := len(res.Trials)
 		if ctx.Err() != nil {
@@ -114,7 +127,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 			return fail(fmt.Sprintf("interrupted during trial %d", idx), fmt.Errorf("%s: %w", m.Cell, ErrInterrupted))
 		}
 		if t.Completed == 0 {
-			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)", res.Server.URL, idx, t.InvalidReason)
+			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)%s", res.Server.URL, idx, t.InvalidReason, textOnlyHint(m, prof))
 			return fail(err.Error(), err)
 		}
 	}
@@ -136,16 +149,48 @@ const interruptedHookTimeout = time.Second
 func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
 	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0).Percentiles(m.MetricPercentiles...)
 	prog := r.startProgress(m, idx, of)
+	// Requests whose chunks the server's tokenizer will count wait until
+	// the trial is over: counting them during it would load the server.
+	type held struct {
+		rq *workload.Request
+		x  *exchange
+	}
+	var (
+		heldMu sync.Mutex
+		later  []held
+	)
 	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS
+		prog.finished(x)
+		if r.tok != nil && needsCount(x) {
+			heldMu.Lock()
+			later = append(later, held{rq, x})
+			heldMu.Unlock()
+			return
+		}
+		x.texts, x.textEnds = nil, nil
 		if x.rec.ErrorType != canceled {
 			acc.Add(&x.rec)
 		}
-		prog.finished(x)
 		r.writeDetail(idx, rq, x)
 	}, prog)
 	prog.stop()
+	var warn string
+	if len(later) > 0 && !sent.interrupted {
+		xs := make([]*exchange, len(later))
+		for i, h := range later {
+			xs[i] = h.x
+		}
+		warn = r.tok.refine(context.WithoutCancel(ctx), xs)
+	}
+	for _, h := range later {
+		acc.Add(&h.x.rec)
+		r.writeDetail(idx, h.rq, h.x)
+	}
 	t := acc.Finish(sent.duration, m.GPUs, r.cfg.Limits)
+	if warn != "" {
+		t.Warnings = append(t.Warnings, warn)
+	}
 	if !sent.interrupted {
 		return t, false
 	}

@@ -52,6 +52,9 @@ type Request struct {
 	// FirstChunkTokens is the token count of the first token message when
 	// known (0: unknown).
 	FirstChunkTokens int
+	// Tokens says where the per-chunk counts (GapTokens, FirstChunkTokens)
+	// came from.
+	Tokens TokenMethod
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -47,6 +47,7 @@ type Accumulator struct {
 	peak              peakRate
 	spans             []span
 	checks            consistency
+	methods           tokenCounts
 	// extra are percentiles recorded besides Stats (Percentiles).
 	extra []Stat
 }
@@ -135,6 +136,7 @@ func (a *Accumulator) Add(r *Request) {
 	a.inTokens += int64(r.InputTokens)
 	a.outTokens += int64(r.OutputTokens)
 	a.chunks += int64(r.Chunks)
+	a.methods.add(r.Tokens)
 	a.check(r)
 
 	ttft, e2el := r.TTFT(), r.E2EL()
@@ -311,6 +313,8 @@ func (a *Accumulator) Finish(duration time.Duration, gpus int, limits Limits) re
 	v["max_output_tokens_per_s"] = peak
 	v["max_concurrent_requests"] = float64(peakConcurrency(a.spans))
 	v["dispatch_lag_ms.p99"] = a.lag.summary()[Pct(99)]
+	t.Tokens = a.methods.trialCounting(a.outTokens, a.chunks)
+	t.Warnings = append(t.Warnings, tokenWarnings(&t, dur)...)
 	t.Valid, t.InvalidReason = a.judge(&t, limits)
 	return t
 }

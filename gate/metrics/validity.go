@@ -17,12 +17,16 @@ type Limits struct {
 	// lag. Above it the client, not the server, set the pace, and TTFT is
 	// inflated by the client's own queueing.
 	DispatchLagMs float64
+	// MaxTokensPerChunk is the largest tolerated mean of output tokens per
+	// token message (0: not checked); see DefaultMaxTokensPerChunk.
+	MaxTokensPerChunk float64
 }
 
 // DefaultLimits: 1 % failures (the default) and 10 ms of dispatch
 // lag at p99, which is a tenth of a typical TTFT target and far above what
 // a healthy Go client shows (tens of microseconds).
-var DefaultLimits = Limits{FailureShare: 0.01, DispatchLagMs: 10}
+// Chunks may carry DefaultMaxTokensPerChunk tokens on average.
+var DefaultLimits = Limits{FailureShare: 0.01, DispatchLagMs: 10, MaxTokensPerChunk: DefaultMaxTokensPerChunk}
 
 // judge applies the validity rules to a finished trial. Every broken rule
 // is named, so a reader sees all the reasons at once.
@@ -33,10 +37,10 @@ func (a *Accumulator) judge(t *result.Trial, l Limits) (bool, string) {
 	case total == 0:
 		why = append(why, "no requests finished")
 	case a.completed == 0:
-		why = append(why, fmt.Sprintf("every request failed (%s)", errorSummary(a.errors)))
+		why = append(why, fmt.Sprintf("every request failed (%s)", quotedSummary(a.errors, a.samples)))
 	case float64(a.failed)/float64(total) > l.FailureShare:
 		why = append(why, fmt.Sprintf("%d of %d requests failed (%.1f%% > %.1f%%; %s)",
-			a.failed, total, 100*float64(a.failed)/float64(total), 100*l.FailureShare, errorSummary(a.errors)))
+			a.failed, total, 100*float64(a.failed)/float64(total), 100*l.FailureShare, quotedSummary(a.errors, a.samples)))
 	}
 	if a.checks.ignoreEOS > 0 {
 		why = append(why, fmt.Sprintf("%d of %d ignore_eos requests came back with a different token count than max_tokens (e.g. %s): the server clamped or ignored max_tokens",
@@ -48,6 +52,9 @@ func (a *Accumulator) judge(t *result.Trial, l Limits) (bool, string) {
 	}
 	if lag := t.Values["dispatch_lag_ms.p99"]; l.DispatchLagMs > 0 && lag > l.DispatchLagMs {
 		why = append(why, fmt.Sprintf("client saturated: dispatch lag p99 %.2f ms > %.2f ms", lag, l.DispatchLagMs))
+	}
+	if why1 := tokensPerChunkReason(t, l); why1 != "" {
+		why = append(why, why1)
 	}
 	if a.checks.bad > 0 {
 		why = append(why, fmt.Sprintf("%d requests with inconsistent metrics (e.g. %s)", a.checks.bad, a.checks.firstBad))

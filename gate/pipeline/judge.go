@@ -18,7 +18,9 @@ import (
 // (verdict.LookOf over result.Looks and the trials' looks): results of a
 // gate that took extra looks were tested at alpha / looks there, and
 // re-judging them at the full alpha would let a verdict flip from
-// inconclusive to regression on the same files. Like Run, it records the
+// inconclusive to regression on the same files. The baseline side of a
+// comparison at the baseline's absolute rate is built from the share
+// cell's baseline as Run builds it (WithBaselineRate). Like Run, it records the
 // look in every result it is given. An incomplete result is a failed run
 // (Outcome.RunErr), which never passes.
 func Judge(candidates, baselines []*result.Result, manifests []*workload.Manifest, p verdict.Policy) (*Outcome, error) {
@@ -30,7 +32,7 @@ func Judge(candidates, baselines []*result.Result, manifests []*workload.Manifes
 		base = selectBaselines(baselines, manifests)
 	}
 	look := verdict.LookOf(candidates, p)
-	cmp, err := verdict.Compare(base, candidates, p, look)
+	cmp, err := compareAtRates(base, candidates, p, look, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,9 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	if log == nil {
 		log = io.Discard
 	}
+	// A share-of-saturation cell with a baseline rate runs a second time
+	// at that rate (baserate.go).
+	manifests, rateWarnings := withBaselineRate(manifests, o.Baselines)
 	out := &Outcome{}
 	budgets := make([]budget, len(manifests))
 	canExtend := false
@@ -117,10 +120,17 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 	// First look: every workload's minimum trials.
 	cost := map[string]time.Duration{} // measured wall time per trial, by cell
 	for i, m := range manifests {
-		fmt.Fprintf(log, "%s: %d trials\n", m.Cell, budgets[i].min)
+		if at := m.BaselineRate; at != nil {
+			fmt.Fprintf(log, "%s: %d trials at the baseline's rate of %s, %s req/s\n", m.Cell, budgets[i].min, at.Cell, result.FormatRate(at.RateRPS))
+		} else {
+			fmt.Fprintf(log, "%s: %d trials\n", m.Cell, budgets[i].min)
+		}
 		srv, err := t.Prepare(ctx, m)
 		res := t.NewResult(m, srv)
 		res.StartedAt = now().UTC()
+		if m.BaselineRate != nil {
+			res.BaselineRate = m.BaselineRate
+		}
 		out.Results = append(out.Results, res)
 		if err != nil {
 			res.Complete, res.IncompleteReason = false, err.Error()
@@ -137,7 +147,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		}
 	}
 	base := selectBaselines(o.Baselines, manifests)
-	cmp, err := verdict.Compare(base, out.Results, o.Policy, look)
+	cmp, err := compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
 	if err != nil {
 		return out, err
 	}
@@ -193,7 +203,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 			look.Index--
 			break
 		}
-		cmp, err = verdict.Compare(base, out.Results, o.Policy, look)
+		cmp, err = compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
 		if err != nil {
 			return out, err
 		}
@@ -203,6 +213,17 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		}
 	}
 	return out, nil
+}
+
+// compareAtRates is CompareAtRates with the warnings of the run's setup
+// recorded first in the comparison.
+func compareAtRates(base, cand []*result.Result, p verdict.Policy, look verdict.Look, warnings []string) (*verdict.Comparison, error) {
+	cmp, _, err := CompareAtRates(base, cand, p, look)
+	if err != nil {
+		return nil, err
+	}
+	cmp.Warnings = append(append([]string(nil), warnings...), cmp.Warnings...)
+	return cmp, nil
 }
 
 // budget is one workload's trial counts.

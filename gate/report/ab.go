@@ -24,8 +24,14 @@ type AB struct {
 	Resident bool
 }
 
-// arms are the names a report gives the two sides of a comparison.
-type arms struct{ base, cand string }
+// arms are the names a report gives the two sides of a comparison and,
+// for a paired experiment, its order (what a workload's blocks are
+// counted from when its cells carry none).
+type arms struct {
+	base, cand string
+	paired     bool
+	order      string
+}
 
 // paired reports whether d is the report of an interleaved experiment:
 // the command said so (Data.AB) or the comparison is gate/ab's
@@ -36,10 +42,74 @@ func paired(d *Data) bool {
 
 // armsOf is "A"/"B" for a paired experiment, else "Baseline"/"Candidate".
 func armsOf(d *Data) arms {
-	if paired(d) {
-		return arms{"A", "B"}
+	if !paired(d) {
+		return arms{base: "Baseline", cand: "Candidate"}
 	}
-	return arms{"Baseline", "Candidate"}
+	n := arms{base: "A", cand: "B", paired: true}
+	if d.AB != nil {
+		n.order = d.AB.Order
+	} else {
+		n.order = d.Comparison.AB.Order
+	}
+	return n
+}
+
+// side names an arm of an excluded trial ("baseline" or "candidate", the
+// comparison's sides) as the report calls it.
+func (n arms) side(s string) string {
+	switch {
+	case n.paired && s == "baseline":
+		return "A"
+	case n.paired && s == "candidate":
+		return "B"
+	}
+	return s
+}
+
+// counts is what a workload or cell was measured over: "5 vs 5 trials",
+// or for a paired experiment "8 vs 8 blocks", with ", 16 vs 16 trials"
+// added when trials is set.
+func (n arms) counts(w verdict.Workload, cells []*verdict.Cell, trials bool) string {
+	a, b, unit := n.over(w, cells)
+	s := fmt.Sprintf("%d vs %d %s", a, b, unit)
+	if trials && n.paired {
+		s += fmt.Sprintf(", %d vs %d trials", w.BaselineTrials, w.CandidateTrials)
+	}
+	return s
+}
+
+// over is the two arms' counts of what a workload was measured over and
+// its unit. An A/B experiment's unit is the block (its test runs on the
+// block pairs): a paired workload's blocks are those of each arm with a
+// value of its cells' metrics, or the order's when its cells carry none.
+func (n arms) over(w verdict.Workload, cells []*verdict.Cell) (a, b int, unit string) {
+	if !n.paired {
+		return w.BaselineTrials, w.CandidateTrials, "trials"
+	}
+	for _, cell := range cells {
+		ca, cb := cellBlocks(cell)
+		a, b = max(a, ca), max(b, cb)
+	}
+	if a == 0 && b == 0 {
+		a, b = strings.Count(n.order, "A"), strings.Count(n.order, "B")
+	}
+	return a, b, "blocks"
+}
+
+// cellBlocks counts the blocks of each arm with a value of cell's metric.
+func cellBlocks(cell *verdict.Cell) (a, b int) {
+	if cell == nil || cell.Blocks == nil {
+		return 0, 0
+	}
+	for _, v := range cell.Blocks.Values {
+		switch v.Arm {
+		case "a":
+			a++
+		case "b":
+			b++
+		}
+	}
+	return a, b
 }
 
 // movedMetrics names the gated metrics whose change the verdict called a
@@ -134,6 +204,7 @@ func abPart(d *Data) string {
 	if pairLines.Len() > 0 {
 		b.WriteString("\n" + pairLines.String())
 	}
+	b.WriteString(planPart(d))
 	if len(x.Blocks) > 0 {
 		b.WriteString(details("Blocks in run order", rows.String()))
 	}
@@ -193,11 +264,15 @@ func startup(s float64) string {
 	return fmt.Sprintf("%.0f s", s)
 }
 
-// abText is the terminal report's lines about the experiment: the order
-// and each block's start-up time. Empty without an experiment.
+// abText is the terminal report's lines about the experiment: the order,
+// each block's start-up time, the moved metrics and, when a gated metric
+// is undecided, the plan. Empty without an experiment.
 func abText(d *Data) string {
 	x := d.AB
 	if x == nil {
+		if plan := planText(d); plan != "" {
+			return "\n" + plan
+		}
 		return ""
 	}
 	var b strings.Builder
@@ -228,5 +303,6 @@ func abText(d *Data) string {
 	for _, cell := range abShown(d.Comparison) {
 		fmt.Fprintf(&b, "%s, B vs A per block pair: %s\n", plain(cell.Workload+": "+cell.Label), strings.Join(pairChanges(cell), ", "))
 	}
+	b.WriteString(planText(d))
 	return b.String()
 }

@@ -2,43 +2,20 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// abFixture is the regression scenario as the paired verdict of an
-// interleaved experiment: four restarted blocks in ABBA order.
-func abFixture(t *testing.T) *Data {
-	d := loadFixture(t, "regression")
-	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	d.AB = &AB{Order: "ABBA", Blocks: []result.Block{
-		{Index: 1, Arm: "a", StartupS: 41.5, StartedAt: t0, Trials: 3},
-		{Index: 2, Arm: "b", StartupS: 43.25, StartedAt: t0.Add(3 * time.Minute), Trials: 3},
-		{Index: 3, Arm: "b", StartupS: 40, StartedAt: t0.Add(6 * time.Minute), Trials: 3},
-		{Index: 4, Arm: "a", StartupS: 42, StartedAt: t0.Add(9 * time.Minute), Trials: 3},
-	}}
-	// What gate/ab puts on a paired cell: the block values and the pairs'
-	// changes (here made up around the fixture's centres).
-	for i := range d.Comparison.Cells {
-		c := &d.Comparison.Cells[i]
-		a, b := c.Baseline.Centre, c.Candidate.Centre
-		c.Blocks = &verdict.PairedCell{Values: []verdict.BlockValue{
-			{Block: 1, Arm: "a", Trials: 3, Value: a * 0.99}, {Block: 2, Arm: "b", Trials: 3, Value: b * 1.01},
-			{Block: 3, Arm: "b", Trials: 3, Value: b * 0.99}, {Block: 4, Arm: "a", Trials: 3, Value: a * 1.01},
-		}, Pairs: []float64{100 * (b*1.01/(a*0.99) - 1), 100 * (b*0.99/(a*1.01) - 1)}}
-	}
-	return d
-}
-
 // TestABReportGolden: a paired comparison reads "B vs A" in the headline,
-// the sentence and the table headers, names the moved metrics, and lists
-// the blocks with their start-up times.
+// the sentence and the table headers, counts blocks rather than trials,
+// names the moved metrics, lists the blocks with their start-up times,
+// and names no stored baseline (an A/B experiment has none).
 func TestABReportGolden(t *testing.T) {
-	d := abFixture(t)
+	d := abFixture(t, "ab-regression")
 	var md, txt bytes.Buffer
 	if err := Markdown(&md, d, CommentLimit); err != nil {
 		t.Fatal(err)
@@ -48,17 +25,97 @@ func TestABReportGolden(t *testing.T) {
 	}
 	golden(t, "ab-regression.md", md.Bytes())
 	golden(t, "ab-regression.txt", txt.Bytes())
-	for _, want := range []string{"### ❌ B vs A: Regression in ", "| Metric | A | B |", "B is worse than A in ", "Server start-ups took 167 s in all (42 s on average)", "| 2 | B | 12:03:00 | 43 s | 3 | 23.45 ms | 30.74 ms |", "cx8-4000-1000-c16: TPOT p50, B vs A per block pair: +"} {
+	first, _, _ := strings.Cut(md.String(), "\n")
+	if !strings.HasPrefix(first, "### ❌ B vs A: Regression in cx8-4000-1000-c16: TPOT p") || !strings.HasSuffix(first, ", 8 vs 8 blocks; 2 regressed metrics in all") {
+		t.Errorf("headline %q", first)
+	}
+	for _, want := range []string{"| Metric | A | B |", "B is worse than A in ", "Server start-ups took ", "| 2 | B | 09:03:00 | ",
+		"cx8-4000-1000-c16: TPOT p50, B vs A per block pair: +", "#### ❌ cx8-4000-1000-c16 — regression, 8 vs 8 blocks, 16 vs 16 trials (1 invalid trial(s) excluded)",
+		"| cx8-4000-1000-c16 | B | 16 | server died: &lt;EOF&gt; |", "(add blocks)", "| pairs (df 6) |", "`ab-out/a/cx8-4000-1000-c16.json`"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
 	}
-	if strings.Contains(md.String(), "| Baseline | Candidate |") {
-		t.Error("a paired report still says baseline and candidate in its tables")
+	for _, not := range []string{"| Baseline | Candidate |", " old", "baseline `", "vs 5 trials", "add trials", "| candidate |", "baseline → candidate"} {
+		if strings.Contains(md.String(), not) {
+			t.Errorf("a paired report says %q", not)
+		}
 	}
-	for _, want := range []string{"B vs A: REGRESSION in cx8-4000-1000-c16", "METRIC              A            B ", "Server start-up per block: 1A 42 s, 2B 43 s, 3B 40 s, 4A 42 s"} {
+	for _, want := range []string{"B vs A: REGRESSION in cx8-4000-1000-c16", "METRIC              A            B ", "Server start-up per block: 1A "} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+}
+
+// TestABReportUndecided: an undecided experiment says, from gate/ab's
+// plans, what the blocks run could decide and how many blocks (and how
+// much time at the measured time per block) would decide every undecided
+// gated metric, in one line and per metric, in both reports.
+func TestABReportUndecided(t *testing.T) {
+	d := abFixture(t, "ab-undecided")
+	c := d.Comparison
+	if c.Verdict != verdict.Inconclusive || c.AB.Plan == nil || len(undecidedPlans(c)) != c.Inconclusives {
+		t.Fatalf("the fixture is not an undecided experiment with plans: %s, plan %+v, %d plans, %d undecided", c.Verdict, c.AB.Plan, len(undecidedPlans(c)), c.Inconclusives)
+	}
+	var md, txt bytes.Buffer
+	if err := Markdown(&md, d, CommentLimit); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&txt, d); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ab-undecided.md", md.Bytes())
+	golden(t, "ab-undecided.txt", txt.Bytes())
+	p := c.AB.Plan
+	line := fmt.Sprintf("%d gated metric(s) undecided at 8 blocks, which find a worsening of twice the tolerance with at least %s power. Deciding all of them takes %s in all",
+		c.Inconclusives, chance(p.Power), blocksText(p.BlocksToPass))
+	if !strings.Contains(md.String(), line) || !strings.Contains(txt.String(), line) {
+		t.Errorf("the reports lack the plan line %q", line)
+	}
+	if !strings.Contains(md.String(), ", at the measured 3 min per block.") {
+		t.Errorf("markdown lacks the cost per block")
+	}
+	for _, cell := range undecidedPlans(c) {
+		row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s | ", Escape(cell.Workload), Escape(cell.Label), Tolerance(cell),
+			planTolerance(cell, cell.PassTolerance), planChange(cell, cell.Plan.Change), chance(cell.Plan.Power))
+		if !strings.Contains(md.String(), row) {
+			t.Errorf("markdown lacks the plan row %q", row)
+		}
+		if !strings.Contains(txt.String(), "  "+cell.Workload+": "+cell.Label+": finds ") {
+			t.Errorf("text lacks the plan of %s", cell.Label)
+		}
+	}
+	// A decided experiment has no plan.
+	r := abFixture(t, "ab-regression")
+	var rmd bytes.Buffer
+	if err := Markdown(&rmd, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rmd.String(), "What more blocks would decide") {
+		t.Error("a decided experiment shows a plan")
+	}
+}
+
+// TestPlanText: block counts and costs as the plan prints them.
+func TestPlanText(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		blockS float64
+		blocks string
+		cost   string
+	}{
+		{40, 80, "40 blocks", " (about 53 min)"},
+		{0, 80, "more than 400 blocks", ""},
+		{24, 0, "24 blocks", ""},
+		{400, 200, "400 blocks", " (about 22.2 h)"},
+		{1, 30, "1 blocks", " (about 30 s)"},
+	} {
+		if got := blocksText(tc.n); got != tc.blocks {
+			t.Errorf("blocksText(%d) = %q, want %q", tc.n, got, tc.blocks)
+		}
+		if got := costText(tc.n, tc.blockS); got != tc.cost {
+			t.Errorf("costText(%d, %v) = %q, want %q", tc.n, tc.blockS, got, tc.cost)
 		}
 	}
 }

@@ -248,11 +248,13 @@ func barCell(v, full float64, text string) string {
 }
 
 // saturationLines describe the share-of-saturation cells: each arm's
-// measured saturation and the rate it ran at. The arms ran at their own
-// share of their own saturation, which is the comparison the gate makes;
-// the line also says what share of the candidate's saturation the
-// baseline's absolute rate is, so a reader sees whether the candidate
-// would have been overloaded at the baseline's rate.
+// measured saturation and the rate it ran at, and what share of the
+// candidate's saturation the baseline's absolute rate is, so a reader
+// sees whether the candidate is overloaded at the baseline's rate. The
+// line then says which comparison is which: the cell itself compares
+// the arms at their own shares (did the knee move), the cell at the
+// baseline's rate compares them at one absolute load (the latency at the
+// load production sees).
 func saturationLines(d *Data, esc func(string) string) string {
 	names := map[string]bool{}
 	for c, r := range d.Candidates {
@@ -285,9 +287,26 @@ func saturationLines(d *Data, esc func(string) string) string {
 		if bs != nil && cs != nil && cs.ThroughputRPS > 0 {
 			line += fmt.Sprintf(" The baseline's rate is %s of the candidate's saturation.", strconv.FormatFloat(100*bs.RateRPS/cs.ThroughputRPS, 'f', 1, 64)+" %")
 		}
+		line += atRateLine(d, name, esc)
 		b.WriteString(line + "\n")
 	}
 	return b.String()
+}
+
+// atRateLine says how share cell name was compared: at each arm's own
+// share, and, when the candidate also ran at the baseline's absolute
+// rate, there too; "" when there is no candidate.
+func atRateLine(d *Data, name string, esc func(string) string) string {
+	if d.Candidates[name] == nil {
+		return ""
+	}
+	own := fmt.Sprintf(" %s compares each arm at its own share of its own saturation (did the knee move)", esc(name))
+	at := d.Candidates[result.BaselineRateCell(name)]
+	if at == nil || at.BaselineRate == nil {
+		return own + "; it was not compared at the baseline's absolute rate (see the warnings)."
+	}
+	return fmt.Sprintf("%s; %s ran the candidate at the baseline's %s req/s too and compares it with the baseline's trials at that rate (the latency at the load production sees).",
+		own, esc(result.BaselineRateCell(name)), Number(at.BaselineRate.RateRPS))
 }
 
 func satOf(r *result.Result) *result.Saturation {

@@ -57,9 +57,21 @@ func twoStepResult(sat, rate float64) *result.Result {
 	return r
 }
 
+// atRateResult is the share cell's comparison at the baseline's rate:
+// one arm's trials at 3.44 req/s, with the given TTFT p50s.
+func atRateResult(thr float64, ttft ...float64) *result.Result {
+	r := twoStepResult(4.3, 3.44)
+	r.Workload.Cell, r.Workload.Hash, r.Saturation = result.BaselineRateCell("two"), "h2-at-3.44", nil
+	r.BaselineRate = &result.BaselineRate{Cell: "two", ShareHash: "h2", Share: 0.8, RateRPS: 3.44}
+	for i, v := range ttft {
+		r.Trials[i].Values = map[string]float64{"ttft_ms.p50": v, "request_throughput": thr}
+	}
+	return r
+}
+
 func capacityData(t *testing.T) *Data {
-	base := []*result.Result{capacityResult(t, 3.4, 3.5, 3.45), twoStepResult(4.3, 3.44)}
-	cand := []*result.Result{capacityResult(t, 2.4, 2.5, 2.45), twoStepResult(3.1, 2.48)}
+	base := []*result.Result{capacityResult(t, 3.4, 3.5, 3.45), twoStepResult(4.3, 3.44), atRateResult(3.44, 101, 99, 100)}
+	cand := []*result.Result{capacityResult(t, 2.4, 2.5, 2.45), twoStepResult(3.1, 2.48), atRateResult(3.1, 180, 176, 185)}
 	cmp, err := verdict.Compare(base, cand, verdict.DefaultPolicy(), verdict.Look{Index: 1, Max: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +102,8 @@ func TestCapacityCurveGolden(t *testing.T) {
 	}
 	golden(t, "capacity.txt", txt.Bytes())
 	// The capacity row sits between the probes around it, for each arm.
-	for _, want := range []string{"| baseline | **3.450 req/s** |", "| candidate | **2.450 req/s** |", "The baseline's rate is 111.0 % of the candidate's saturation."} {
+	for _, want := range []string{"| baseline | **3.450 req/s** |", "| candidate | **2.450 req/s** |", "The baseline's rate is 111.0 % of the candidate's saturation.",
+		"two compares each arm at its own share of its own saturation (did the knee move); two&#64;baseline-rate ran the candidate at the baseline's 3.440 req/s too"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("capacity section lacks %q", want)
 		}

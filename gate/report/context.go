@@ -64,11 +64,12 @@ func serverContext(d *Data, cell string) string {
 	}
 	var s strings.Builder
 	if len(parts) > 0 {
-		fmt.Fprintf(&s, "\nServer `/metrics`, baseline → candidate: %s.\n", strings.Join(parts, " · "))
+		n := armsOf(d)
+		fmt.Fprintf(&s, "\nServer `/metrics`, %s → %s: %s.\n", strings.ToLower(n.base), strings.ToLower(n.cand), strings.Join(parts, " · "))
 	}
 	s.WriteString(healthContext(d, cell))
 	if warns := trialWarnings(c); len(warns) > 0 {
-		s.WriteString("\nCandidate trial warnings:\n")
+		fmt.Fprintf(&s, "\n%s trial warnings:\n", armsOf(d).cand)
 		for _, w := range warns {
 			fmt.Fprintf(&s, "- %s\n", Escape(w))
 		}

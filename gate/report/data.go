@@ -111,7 +111,7 @@ func headline(d *Data) string {
 	}
 	switch c.Verdict {
 	case verdict.Regression:
-		s := "Regression in " + cellSummary(c.Headline)
+		s := "Regression in " + cellSummary(c.Headline, armsOf(d))
 		if c.Regressions > 1 {
 			s += fmt.Sprintf("; %d regressed metrics in all", c.Regressions)
 		}
@@ -119,7 +119,7 @@ func headline(d *Data) string {
 	case verdict.Inconclusive:
 		s := "Inconclusive"
 		if c.Headline != nil {
-			s += ": " + cellSummary(c.Headline)
+			s += ": " + cellSummary(c.Headline, armsOf(d))
 		}
 		budget := "the trial budget"
 		if paired(d) {
@@ -138,14 +138,15 @@ func headline(d *Data) string {
 	return strings.ToUpper(string(c.Verdict[:1])) + string(c.Verdict[1:])
 }
 
-// cellSummary is "cell: TPOT p50 +7.9 % (90 % CI +6.1 to +9.8 %), 5 vs 5 trials".
-func cellSummary(cell *verdict.Cell) string {
+// cellSummary is "cell: TPOT p50 +7.9 % (90 % CI +6.1 to +9.8 %), 5 vs 5
+// trials" ("8 vs 8 blocks" for a paired experiment).
+func cellSummary(cell *verdict.Cell, n arms) string {
 	if cell == nil {
 		return "(no cell)"
 	}
-	return fmt.Sprintf("%s: %s %s (%s CI %s), %d vs %d trials",
-		cell.Workload, cell.Label, Change(cell), level(cell.CILevel), Interval(cell),
-		cell.Baseline.N, cell.Candidate.N)
+	w := verdict.Workload{BaselineTrials: cell.Baseline.N, CandidateTrials: cell.Candidate.N}
+	return fmt.Sprintf("%s: %s %s (%s CI %s), %s",
+		cell.Workload, cell.Label, Change(cell), level(cell.CILevel), Interval(cell), n.counts(w, []*verdict.Cell{cell}, false))
 }
 
 func level(l float64) string {

@@ -86,7 +86,11 @@ func noisePart(d *Data) string {
 	if b.Len() == 0 {
 		return ""
 	}
-	return details("Noise and minimum detectable change", "A change smaller than the detectable change cannot be called a regression at this look; ⚠️ marks cells where that is more than the tolerance (add trials).\n\n"+b.String())
+	more := "trials"
+	if paired(d) {
+		more = "blocks"
+	}
+	return details("Noise and minimum detectable change", "A change smaller than the detectable change cannot be called a regression at this look; ⚠️ marks cells where that is more than the tolerance (add "+more+").\n\n"+b.String())
 }
 
 // spread formats an arm's coefficient of variation (or standard deviation
@@ -111,7 +115,7 @@ func excludedPart(d *Data) string {
 				b.WriteString("| Workload | Arm | Trial | Why |\n|---|---|--:|---|\n")
 			}
 			n++
-			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", Escape(w.Cell), Escape(e.Arm), e.Trial, Escape(Truncate(e.Reason, 300)))
+			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", Escape(w.Cell), Escape(armsOf(d).side(e.Arm)), e.Trial, Escape(Truncate(e.Reason, 300)))
 		}
 	}
 	if n == 0 {

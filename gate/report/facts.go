@@ -307,6 +307,9 @@ func workloadFacts(d *Data, cell string) string {
 		return fmt.Sprintf("%d / %d", ok, failed)
 	})
 	row("Error types", errorTypes)
+	if (b != nil && tokenCounting(b) != "") || (c != nil && tokenCounting(c) != "") {
+		row("Token counting", tokenCounting) // results before issue 11 have none
+	}
 	pcts := []metrics.Stat{metrics.Pct(50), metrics.Pct(90), metrics.Pct(95), metrics.Pct(99)}
 	for _, dist := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"} {
 		label := strings.Fields(metrics.Label(metrics.ID{Base: dist, Stat: pcts[0]}.String()))[0]
@@ -372,6 +375,36 @@ func shape(r *result.Result) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tokenCounting says how the trials counted each chunk's tokens (the
+// methods of docs/metrics.md), whether itl_token_ms is approximated, and
+// the mean tokens per chunk; "" for results that did not record it.
+func tokenCounting(r *result.Result) string {
+	methods := map[string]int{}
+	var perChunk []float64
+	approx := false
+	for _, t := range r.Trials {
+		if t.Tokens == nil {
+			continue
+		}
+		methods[t.Tokens.Method]++
+		perChunk = append(perChunk, t.Tokens.TokensPerChunk)
+		approx = approx || t.Tokens.ITLTokenApprox
+	}
+	if len(perChunk) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(methods))
+	for m := range methods {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	s := strings.Join(names, ", ")
+	if approx {
+		s += " (itl_token_ms approximated)"
+	}
+	return s + fmt.Sprintf(", %.1f tokens per chunk", metrics.MedianOf(perChunk))
 }
 
 // errorTypes sums the failed requests by type over all trials.

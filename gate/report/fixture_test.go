@@ -120,6 +120,7 @@ func TestFixtures(t *testing.T) {
 	if !*regenFixtures {
 		t.Skip("run with -fixtures to regenerate testdata/*.fixture.json")
 	}
+	writeABFixtures(t)
 	for name, gen := range fixtureScenarios() {
 		b, c := gen(rand.New(rand.NewPCG(1, 2)))
 		cmp, err := verdict.Compare(b, c, verdict.DefaultPolicy(), verdict.Look{})

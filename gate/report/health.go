@@ -166,11 +166,12 @@ func healthContext(d *Data, cell string) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| runner | baseline | candidate |\n|---|---|---|\n")
+	n := armsOf(d)
+	fmt.Fprintf(&b, "| runner | %s | %s |\n|---|---|---|\n", strings.ToLower(n.base), strings.ToLower(n.cand))
 	for _, row := range healthRows {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", row.label, healthValue(row, bh, bn), healthValue(row, ch, cn))
 	}
-	summary := fmt.Sprintf("Runner health, baseline → candidate: %s → %s", healthVerdict(bh, bn), healthVerdict(ch, cn))
+	summary := fmt.Sprintf("Runner health, %s → %s: %s → %s", strings.ToLower(n.base), strings.ToLower(n.cand), healthVerdict(bh, bn), healthVerdict(ch, cn))
 	return details(HTMLText(summary), b.String())
 }
 

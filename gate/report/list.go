@@ -77,7 +77,12 @@ func listPart(d *Data) string {
 		return ""
 	}
 	trend := d.History != nil
-	shared := sharedBaseline(d, append(append([]listed{}, reg...), inc...))
+	// An A/B experiment has no stored baseline: no baseline is named.
+	shared, column := "", !paired(d)
+	if column {
+		shared = sharedBaseline(d, append(append([]listed{}, reg...), inc...))
+		column = shared == ""
+	}
 	var b strings.Builder
 	n := 0
 	if len(reg) > 0 {
@@ -86,7 +91,7 @@ func listPart(d *Data) string {
 			fmt.Fprintf(&b, " · baseline %s", shared)
 		}
 		b.WriteString("\n\n")
-		b.WriteString(listTable(d, reg, &n, trend, shared == "", full))
+		b.WriteString(listTable(d, reg, &n, trend, column, full))
 	}
 	if full > 0 || trend {
 		b.WriteString("\n")
@@ -108,7 +113,7 @@ func listPart(d *Data) string {
 		b.WriteString("\n")
 	}
 	if len(inc) > 0 {
-		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, shared == "", full)))
+		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, column, full)))
 	}
 	return b.String()
 }

@@ -221,7 +221,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 		}
 		b.WriteString(details(fmt.Sprintf("❌ %d more regressed workload(s): their tables (every regressed metric is in the list above)", len(reg)-open), more.String()))
 		for _, w := range inc {
-			b.WriteString(details(fmt.Sprintf("⚠️ %s: inconclusive, %d vs %d trials", HTMLText(w.Cell), w.BaselineTrials, w.CandidateTrials),
+			b.WriteString(details(fmt.Sprintf("⚠️ %s: inconclusive, %s", HTMLText(w.Cell), armsOf(d).counts(w, byW[w.Cell], false)),
 				workloadTable(w, byW[w.Cell], notes, armsOf(d))+serverContext(d, w.Cell)))
 		}
 	}
@@ -238,7 +238,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 
 	var compact strings.Builder
 	bad(&compact)
-	compact.WriteString(details(goodSummary, summaryTable(good, byW, -1)))
+	compact.WriteString(details(goodSummary, summaryTable(good, byW, -1, armsOf(d))))
 	compact.WriteString(notCompared)
 
 	// Last resort: the open tables, then at most 40 rows of the other
@@ -264,7 +264,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 		rows += len(byW[w.Cell])
 	}
 	capped.WriteString(details(fmt.Sprintf("%d more regressed or undecided workload(s)", len(others)), rest.String()))
-	capped.WriteString(details(goodSummary, summaryTable(good, byW, 100)))
+	capped.WriteString(details(goodSummary, summaryTable(good, byW, 100, armsOf(d))))
 	capped.WriteString(notCompared)
 
 	return &part{name: "passing workloads' tables", versions: []string{full.String(), compact.String(), capped.String()}, order: 50}
@@ -274,7 +274,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 func workloadTable(w verdict.Workload, cells []*verdict.Cell, notes *footnotes, n arms) string {
 	var b strings.Builder
 	o := workloadOutcome(cells)
-	fmt.Fprintf(&b, "\n#### %s %s — %s, %d vs %d trials", outcomeIcon(string(o)), Escape(w.Cell), o, w.BaselineTrials, w.CandidateTrials)
+	fmt.Fprintf(&b, "\n#### %s %s — %s, %s", outcomeIcon(string(o)), Escape(w.Cell), o, n.counts(w, cells, true))
 	if len(w.Excluded) > 0 {
 		fmt.Fprintf(&b, " (%d invalid trial(s) excluded)", len(w.Excluded))
 	}
@@ -309,12 +309,13 @@ func intervalHeader(cells []*verdict.Cell) string {
 
 // summaryTable folds passing workloads into one row each. max < 0 means
 // all rows.
-func summaryTable(ws []verdict.Workload, byW map[string][]*verdict.Cell, max int) string {
+func summaryTable(ws []verdict.Workload, byW map[string][]*verdict.Cell, max int, n arms) string {
 	if len(ws) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| Workload | Trials | Gated metrics | Worst change (vs tolerance) | Improved |\n|---|--:|--:|---|--:|\n")
+	_, _, unit := n.over(verdict.Workload{}, nil)
+	fmt.Fprintf(&b, "| Workload | %s | Gated metrics | Worst change (vs tolerance) | Improved |\n|---|--:|--:|---|--:|\n", strings.ToUpper(unit[:1])+unit[1:])
 	for i, w := range ws {
 		if max >= 0 && i >= max {
 			fmt.Fprintf(&b, "\n… and %d more passing workload(s), listed in the full report.\n", len(ws)-i)
@@ -335,7 +336,8 @@ func summaryTable(ws []verdict.Workload, byW map[string][]*verdict.Cell, max int
 		if worst != nil {
 			ws = fmt.Sprintf("%s %s (%s)", Escape(worst.Label), Change(worst), Tolerance(worst))
 		}
-		fmt.Fprintf(&b, "| %s | %d vs %d | %d | %s | %d |\n", Escape(w.Cell), w.BaselineTrials, w.CandidateTrials, len(cells), ws, improved)
+		ca, cb, _ := n.over(w, cells)
+		fmt.Fprintf(&b, "| %s | %d vs %d | %d | %s | %d |\n", Escape(w.Cell), ca, cb, len(cells), ws, improved)
 	}
 	return b.String()
 }

@@ -1,5 +1,10 @@
 package result
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // KindCapacity is a workload that searches for the largest load at which
 // its SLO holds (`kind: capacity`); each trial is one search.
 const KindCapacity = "capacity"
@@ -86,4 +91,49 @@ type Saturation struct {
 	// Requests and DurationS describe the saturation run.
 	Requests  int     `json:"requests"`
 	DurationS float64 `json:"duration_s"`
+}
+
+// BaselineRateSuffix ends the cell name of a share-of-saturation cell's
+// second comparison: the candidate run at the absolute rate the
+// baseline's trials ran at (Saturation.RateRPS), compared with those
+// trials. The share cell asks whether the knee moved (each arm at its own
+// share of its own saturation); this one asks what latency the load
+// production sees gets. "@" follows the cell qualifiers of a sweep
+// (name@c16) and is safe in file names.
+const BaselineRateSuffix = "@baseline-rate"
+
+// BaselineRateCell is the name of share cell's comparison at the
+// baseline's absolute rate.
+func BaselineRateCell(cell string) string { return cell + BaselineRateSuffix }
+
+// BaselineRate marks a result of a comparison at the baseline's absolute
+// rate, on both arms: the candidate's trials run at RateRPS, and the
+// baseline side, which perfgate builds from the share cell's baseline
+// trials each time it compares (it is never stored as a baseline of its
+// own). Cell and ShareHash name the share-of-saturation cell the rate
+// came from; the result's own workload hash is derived from ShareHash and
+// RateRPS alone (workload.AtRateHash), so the two arms match exactly when
+// they ran one share workload at one absolute rate.
+type BaselineRate struct {
+	Cell      string  `json:"cell"`
+	ShareHash string  `json:"share_hash"`
+	Share     float64 `json:"share"`
+	RateRPS   float64 `json:"rate_rps"`
+}
+
+// SpecAtRate returns a share-of-saturation cell's spec as the spec of its
+// comparison at an absolute rate: the cell renamed to cell, the rate
+// fixed at rate (req/s) and the share cleared. Nothing else changes, so
+// the report and the verdict (its gate list) read the share cell's
+// settings.
+func SpecAtRate(spec []byte, cell string, rate float64) ([]byte, error) {
+	s, err := Workload{Spec: spec}.ParseSpec()
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind != KindServing || s.Load.SaturationShare <= 0 {
+		return nil, fmt.Errorf("workload spec of %q: not a serving cell whose rate is a share of saturation", s.Cell)
+	}
+	s.Cell, s.Load.Rate, s.Load.SaturationShare = cell, rate, 0
+	return json.Marshal(s)
 }

@@ -58,6 +58,10 @@ type Result struct {
 	// (the two-step protocol): what saturation was measured and the
 	// absolute rate the trials ran at.
 	Saturation *Saturation `json:"saturation,omitempty"`
+	// BaselineRate is set on a result of a share-of-saturation cell's
+	// comparison at the baseline's absolute rate (cell
+	// name@baseline-rate): which cell and rate it stands for.
+	BaselineRate *BaselineRate `json:"baseline_rate,omitempty"`
 }
 
 // AB is the design of the interleaved experiment a result's arm came
@@ -136,6 +140,9 @@ type Workload struct {
 	// Spec is the cell's workload specification as JSON, kept so a result
 	// is self-describing (report shapes, gate overrides) without the file.
 	Spec json.RawMessage `json:"spec,omitempty"`
+	// Calibration is how a text-prompt cell's word counts were fitted to
+	// the server's tokenizer before its first trial; nil for other cells.
+	Calibration *PromptCalibration `json:"prompt_calibration,omitempty"`
 }
 
 // Server describes the server under test. URL never carries credentials:
@@ -188,9 +195,30 @@ type Trial struct {
 	Health *Health `json:"health,omitempty"`
 	// Warnings are caveats about this trial that did not invalidate it.
 	Warnings []string `json:"warnings,omitempty"`
+	// Tokens says how the output tokens of each streamed chunk were
+	// counted (docs/metrics.md); nil in imported results and in results
+	// written before perfgate recorded it.
+	Tokens *TokenCounting `json:"token_counting,omitempty"`
 	// Capacity is the search of a capacity cell's trial: every probe and
 	// the capacity found (its values are in Values too).
 	Capacity *Capacity `json:"capacity,omitempty"`
+}
+
+// TokenCounting records how a trial's per-chunk token counts were found,
+// which decides whether itl_token_ms is exact.
+type TokenCounting struct {
+	// Method is the method of most successful requests: usage_cumulative,
+	// usage_per_chunk, tokenize, even_split or one_per_chunk.
+	Method string `json:"method"`
+	// Requests counts successful requests per method when they differ.
+	Requests map[string]int `json:"requests,omitempty"`
+	// TokensPerChunk is the mean output tokens per token message.
+	TokensPerChunk float64 `json:"tokens_per_chunk"`
+	// ITLTokenApprox is true when some per-chunk counts were estimated
+	// (tokenize, even_split): itl_token_ms then divides each chunk gap among
+	// estimated tokens, as SGLang's bench_serving divides it among reported
+	// ones.
+	ITLTokenApprox bool `json:"itl_token_approximate,omitempty"`
 }
 
 // ValidTrials returns the trials that may enter a verdict.

@@ -26,6 +26,7 @@ func sample() *Result {
 			Index: 0, Valid: true, DurationS: 1.5, Completed: 10,
 			Errors: map[string]int{"http_500": 1},
 			Values: map[string]float64{"ttft_ms.p99": 12.5, "output_throughput": 900},
+			Tokens: &TokenCounting{Method: "even_split", Requests: map[string]int{"even_split": 9, "one_per_chunk": 1}, TokensPerChunk: 3.4, ITLTokenApprox: true},
 		}},
 	}
 }

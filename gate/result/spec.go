@@ -86,6 +86,9 @@ type Dataset struct {
 	Path         string      `json:"path,omitempty"`
 	SHA256       string      `json:"sha256,omitempty"`
 	TokenIDs     *TokenRange `json:"token_ids,omitempty"`
+	// PromptFormat is "text" for calibrated word prompts (the result's
+	// Workload.Calibration says how they were sized), else empty.
+	PromptFormat string `json:"prompt_format,omitempty"`
 	// The replay settings of a trace dataset: the file's format (jsonl or
 	// csv), seconds per timestamp unit, the tokens each hash id stands
 	// for, and the replayed window in seconds (0: the whole trace).

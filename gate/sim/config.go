@@ -13,6 +13,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -52,6 +53,11 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 // time with Server.Update or POST /sim/config; the engine reads the current
 // value at the start of every step.
 type Config struct {
+	// Engine is the server the simulator impersonates: "" (vLLM), "sglang"
+	// or "ollama" (see personality.go and docs/simulator.md). It is fixed
+	// when the server starts. Set it with SetEngine to get the engine's
+	// defaults too.
+	Engine string `json:"engine,omitempty"`
 	// Model is the served model name; requests naming another model get 404.
 	Model string `json:"model"`
 	// Version is what GET /version reports.
@@ -230,6 +236,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Model == "" {
 		bad("model", "must not be empty")
+	}
+	if c.Engine != "" && !slices.Contains(Engines(), c.Engine) {
+		bad("engine", "must be one of %v (empty: vllm), got %q", Engines(), c.Engine)
 	}
 	positive := map[string]int{"max_model_len": c.MaxModelLen, "max_num_seqs": c.MaxNumSeqs,
 		"max_num_batched_tokens": c.MaxBatchedTokens, "kv_cache_tokens": c.KVCacheTokens,

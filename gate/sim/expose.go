@@ -47,18 +47,7 @@ func (s *Server) writeMetrics(w io.Writer) error {
 		{"vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.met.queue},
 	}
 	for _, h := range hists {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s histogram\n", h.name, h.help, h.name)
-		var cum uint64
-		base := strings.TrimSuffix(h.name, "_seconds") + "_seconds"
-		for i, c := range h.h.counts {
-			cum += c
-			le := "+Inf"
-			if i < len(h.h.bounds) {
-				le = num(h.h.bounds[i])
-			}
-			fmt.Fprintf(&b, "%s_bucket{%s,le=%q} %d\n", base, lbl, le, cum)
-		}
-		fmt.Fprintf(&b, "%s_sum{%s} %s\n%s_count{%s} %d\n", base, lbl, num(h.h.sum), base, lbl, h.h.count)
+		writeHistogram(&b, h.name, h.help, lbl, h.h)
 	}
 	s.met.mu.Unlock()
 
@@ -83,6 +72,22 @@ func (s *Server) writeMetrics(w io.Writer) error {
 	fmt.Fprintf(&b, "sim_session_factor{phase=\"prefill\"} %s\nsim_session_factor{phase=\"decode\"} %s\n", num(st.Session.Prefill), num(st.Session.Decode))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHistogram renders one cumulative-bucket histogram with labels lbl.
+func writeHistogram(b *strings.Builder, name, help, lbl string, h *histogram) {
+	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+	var cum uint64
+	base := strings.TrimSuffix(name, "_seconds") + "_seconds"
+	for i, c := range h.counts {
+		cum += c
+		le := "+Inf"
+		if i < len(h.bounds) {
+			le = num(h.bounds[i])
+		}
+		fmt.Fprintf(b, "%s_bucket{%s,le=%q} %d\n", base, lbl, le, cum)
+	}
+	fmt.Fprintf(b, "%s_sum{%s} %s\n%s_count{%s} %d\n", base, lbl, num(h.sum), base, lbl, h.count)
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -53,10 +53,16 @@ type job struct {
 	continuous bool
 	stamp      bool
 	faults     faultPlan
+	// persona is the engine whose stream framing the job follows.
+	persona string
 }
 
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	if !s.arrive(w) {
+		return
+	}
+	if s.kind() == EngineOllama {
+		s.ollamaCompletions(w, r)
 		return
 	}
 	var req completionRequest
@@ -82,6 +88,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !s.arrive(w) {
 		return
 	}
+	if s.kind() == EngineOllama {
+		s.ollamaChat(w, r)
+		return
+	}
 	var req chatRequest
 	if !s.decode(w, r, &req) {
 		return
@@ -104,7 +114,7 @@ func (s *Server) arrive(w http.ResponseWriter) bool {
 	n := s.received.Add(1)
 	s.met.count(func(m *metricsState) { m.received = n })
 	if s.stopped() {
-		writeError(w, http.StatusServiceUnavailable, "engine is shut down")
+		s.writeError(w, http.StatusServiceUnavailable, "engine is shut down")
 		return false
 	}
 	if limit := s.Config().Faults.ExitAfterRequests; limit > 0 && n > int64(limit) {
@@ -123,7 +133,12 @@ func (s *Server) arrive(w http.ResponseWriter) bool {
 // queues the sequences and writes the response.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *params, prompts [][]uint64, maxTokens *int) {
 	cfg := s.Config()
+	ollama := s.kind() == EngineOllama
 	if p.Model != "" && p.Model != cfg.Model {
+		if ollama {
+			s.reject(w, http.StatusNotFound, "model %q not found, try pulling it first", p.Model)
+			return
+		}
 		s.reject(w, http.StatusNotFound, "The model `%s` does not exist.", p.Model)
 		return
 	}
@@ -133,6 +148,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 		return
 	}
 	switch {
+	case ollama:
+		// ollama validates none of vLLM's sampling parameters.
 	case p.N != nil && *p.N != 1:
 		s.reject(w, http.StatusBadRequest, "n=%d is not supported by the simulator (only n=1)", *p.N)
 		return
@@ -162,11 +179,22 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 			return
 		}
 		if len(pr) >= cfg.MaxModelLen {
+			if s.kind() == EngineSGLang { // TokenizerManager's wording
+				s.reject(w, http.StatusBadRequest, "The input (%d tokens) is longer than the model's context length (%d tokens).", len(pr), cfg.MaxModelLen)
+				return
+			}
 			s.reject(w, http.StatusBadRequest, "This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input messages.", cfg.MaxModelLen, len(pr))
 			return
 		}
 		limits[i] = cfg.MaxModelLen - len(pr)
-		if maxTokens != nil {
+		if maxTokens != nil && ollama {
+			// ollama stops at the context's end instead of refusing.
+			limits[i] = min(*maxTokens, limits[i])
+		} else if maxTokens != nil {
+			if len(pr)+*maxTokens > cfg.MaxModelLen && s.kind() == EngineSGLang {
+				s.reject(w, http.StatusBadRequest, "Requested token count exceeds the model's maximum context length of %d tokens. You requested a total of %d tokens: %d tokens from the input messages and %d tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.", cfg.MaxModelLen, len(pr)+*maxTokens, len(pr), *maxTokens)
+				return
+			}
 			if len(pr)+*maxTokens > cfg.MaxModelLen {
 				s.reject(w, http.StatusBadRequest, "This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", cfg.MaxModelLen, len(pr)+*maxTokens, len(pr), *maxTokens)
 				return
@@ -178,7 +206,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 	plan := s.drawFaults(&cfg)
 	if plan.status != 0 {
 		s.met.fault(statusFaultKind[plan.status])
-		writeError(w, plan.status, "simulated %d fault", plan.status)
+		s.writeError(w, plan.status, "simulated %d fault", plan.status)
 		return
 	}
 
@@ -193,10 +221,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 	}
 	j := &job{chat: chat, id: prefix + reqID, created: time.Now().Unix(), model: cfg.Model,
 		out: &output{requestID: reqID, notify: make(chan struct{}, 1)}, stream: p.Stream,
-		stamp: cfg.StampSendTime, faults: plan}
+		stamp: cfg.StampSendTime, faults: plan, persona: s.kind()}
 	if p.StreamOptions != nil {
 		j.usage = p.StreamOptions.IncludeUsage
-		j.continuous = j.usage && p.StreamOptions.ContinuousUsageStats // as in vLLM
+		// As in vLLM and SGLang; ollama has no continuous usage.
+		j.continuous = j.usage && p.StreamOptions.ContinuousUsageStats && !ollama
 	}
 	arrival := time.Now()
 	salt := ""
@@ -211,7 +240,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 		j.seqs = append(j.seqs, &seq{num: uint64(n), index: i, prompt: pr, salt: salt, maxTokens: limits[i],
 			minTokens: p.MinTokens, ignoreEOS: p.IgnoreEOS, stop: stop, rng: rng, arrival: arrival, out: j.out})
 	}
-	w.Header().Set("X-Request-Id", reqID)
+	if s.kind() == "" {
+		w.Header().Set("X-Request-Id", reqID) // vLLM echoes it; SGLang and ollama do not
+	}
 
 	// The first-token delay models slow pre-processing in the API server:
 	// the request reaches the scheduler late, so TTFT grows and TPOT does not.
@@ -224,7 +255,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 			return
 		case <-s.eng.quit:
 			t.Stop()
-			writeError(w, http.StatusServiceUnavailable, "engine is shut down")
+			s.writeError(w, http.StatusServiceUnavailable, "engine is shut down")
 			return
 		}
 	}

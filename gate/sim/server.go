@@ -29,6 +29,7 @@ type Server struct {
 	eng      *engine
 	met      *metricsState
 	routes   map[string]map[string]http.HandlerFunc
+	persona  string // Config.Engine at start; see personality.go
 	received atomic.Int64
 	session  Session // drawn at start, constant afterwards
 
@@ -66,18 +67,8 @@ func NewServer(cfg Config, opts Options) (*Server, error) {
 	core.session = startSession(cfg)
 	s.session = core.session
 	s.eng = newEngine(core, s.cfg.Load, s.met)
-	s.routes = map[string]map[string]http.HandlerFunc{
-		"/v1/completions":      {http.MethodPost: s.handleCompletions},
-		"/v1/chat/completions": {http.MethodPost: s.handleChat},
-		"/v1/models":           {http.MethodGet: s.handleModels},
-		"/health":              {http.MethodGet: s.handleHealth},
-		"/version":             {http.MethodGet: s.handleVersion},
-		"/metrics":             {http.MethodGet: s.handleMetrics},
-		"/tokenize":            {http.MethodPost: s.handleTokenize},
-		"/reset_prefix_cache":  {http.MethodPost: s.handleResetPrefixCache},
-		"/sim/config":          {http.MethodGet: s.handleGetConfig, http.MethodPost: s.handleSetConfig},
-		"/sim/stats":           {http.MethodGet: s.handleStats},
-	}
+	s.persona = canonEngine(cfg.Engine)
+	s.routes = s.routesFor(s.persona)
 	return s, nil
 }
 
@@ -97,6 +88,9 @@ func (s *Server) Update(fn func(*Config)) error {
 	fn(&c)
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("invalid simulator config: %w", err)
+	}
+	if canonEngine(c.Engine) != s.persona {
+		return fmt.Errorf("invalid simulator config: engine: fixed at start (%q), cannot become %q", s.persona, c.Engine)
 	}
 	s.cfg.Store(&c)
 	s.eng.signal()
@@ -118,20 +112,18 @@ func (s *Server) Stats() Stats {
 // sequences (up to 20000), oldest first.
 func (s *Server) Records() []Record { return s.met.recordsCopy() }
 
-// ServeHTTP routes a request; unknown paths and methods answer like
-// FastAPI does in vLLM ({"detail": "Not Found"} / "Method Not Allowed").
+// ServeHTTP routes a request; unknown paths and methods answer like the
+// impersonated engine's framework does (FastAPI for vLLM and SGLang:
+// {"detail": "Not Found"} / "Method Not Allowed"; gin for ollama).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	methods, ok := s.routes[r.URL.Path]
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
+		s.notFound(w, nil)
 		return
 	}
 	h, ok := methods[r.Method]
 	if !ok {
-		for _, m := range sortedKeys(methods) {
-			w.Header().Add("Allow", m)
-		}
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
+		s.notFound(w, methods)
 		return
 	}
 	h(w, r)
@@ -180,6 +172,8 @@ func newAPIError(status int, msg string) apiError {
 	return apiError{Error: errorInfo{Message: msg, Type: errorTypes[status], Code: status}}
 }
 
-func writeError(w http.ResponseWriter, status int, format string, args ...any) {
-	writeJSON(w, status, newAPIError(status, fmt.Sprintf(format, args...)))
+// writeError answers an error in the shape of the engine the server
+// impersonates (see errorBody).
+func (s *Server) writeError(w http.ResponseWriter, status int, format string, args ...any) {
+	writeJSON(w, status, s.errorBody(status, fmt.Sprintf(format, args...)))
 }

@@ -14,8 +14,15 @@ import (
 // they stay separate SSE events, the write is just cheaper.
 func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
+	switch j.persona {
+	case EngineOllama:
+		h.Set("Content-Type", "text/event-stream") // set by ollama's writers, no charset
+	case EngineSGLang:
+		h.Set("Content-Type", "text/event-stream; charset=utf-8") // Starlette's StreamingResponse
+	default:
+		h.Set("Content-Type", "text/event-stream; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+	}
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	if rc.Flush() != nil {
@@ -50,7 +57,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
 		case <-r.Context().Done():
 			return
 		case <-s.eng.quit:
-			buf = appendErrorEvent(buf, http.StatusServiceUnavailable, "engine is shut down")
+			buf = s.appendErrorEvent(buf, http.StatusServiceUnavailable, "engine is shut down")
 			buf = append(buf, "data: [DONE]\n\n"...)
 			flushOut()
 			return
@@ -59,7 +66,7 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
 		for _, c := range pending {
 			if due(j.faults.streamErrorAt, written) {
 				s.met.fault(faultStreamError)
-				buf = appendErrorEvent(buf, http.StatusInternalServerError, "simulated engine error after "+strconv.Itoa(written)+" tokens")
+				buf = s.appendErrorEvent(buf, http.StatusInternalServerError, "simulated engine error after "+strconv.Itoa(written)+" tokens")
 				buf = append(buf, "data: [DONE]\n\n"...)
 				flushOut()
 				return
@@ -80,12 +87,23 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
 					return
 				}
 			}
-			if j.chat && !started[c.index] {
-				buf = j.appendChunk(buf, chunk{}, c.index, true, 0)
-			}
+			first := !started[c.index]
 			started[c.index] = true
 			totals[c.index] = c.total
-			buf = j.appendChunk(buf, c, c.index, false, len(j.seqs[c.index].prompt))
+			if j.persona == EngineOllama {
+				// ollama: text chunks, then a finish chunk of its own
+				// (completions: empty text; chat: empty delta).
+				buf = j.appendOllamaChunk(buf, c.text, "", first)
+				if c.finish != "" {
+					buf = j.appendOllamaChunk(buf, "", c.finish, false)
+					events++
+				}
+			} else {
+				if j.chat && first {
+					buf = j.appendChunk(buf, chunk{}, c.index, true, 0)
+				}
+				buf = j.appendChunk(buf, c, c.index, false, len(j.seqs[c.index].prompt))
+			}
 			events++
 			written += c.tokens
 			if c.finish != "" {
@@ -102,10 +120,14 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
 			prompt += len(sq.prompt)
 			completion += totals[i]
 		}
-		buf = j.appendHead(buf)
-		buf = append(buf, `[]`...)
-		buf = appendUsage(buf, prompt, completion)
-		buf = j.appendTail(buf)
+		if j.persona == EngineOllama {
+			buf = j.appendOllamaUsage(buf, prompt, completion)
+		} else {
+			buf = j.appendHead(buf)
+			buf = append(buf, `[]`...)
+			buf = appendUsage(buf, prompt, completion)
+			buf = j.appendTail(buf)
+		}
 	}
 	buf = append(buf, "data: [DONE]\n\n"...)
 	flushOut()
@@ -167,11 +189,19 @@ func (j *job) appendChunk(buf []byte, c chunk, index int, role bool, promptToken
 	}
 	buf = append(buf, `,"logprobs":null,"finish_reason":`...)
 	buf = appendNullable(buf, c.finish)
-	buf = append(buf, `,"stop_reason":`...)
+	if j.persona == EngineSGLang {
+		buf = append(buf, `,"matched_stop":`...) // SGLang's name for the stop that matched
+	} else {
+		buf = append(buf, `,"stop_reason":`...)
+	}
 	buf = appendNullable(buf, c.stopReason)
 	buf = append(buf, "}]"...)
-	if j.continuous && !role {
+	switch {
+	case j.continuous && !role:
 		buf = appendUsage(buf, promptTokens, c.total)
+	case j.persona == EngineSGLang:
+		// Pydantic's model_dump_json keeps the unset usage as null.
+		buf = append(buf, `,"usage":null`...)
 	}
 	return j.appendTail(buf)
 }
@@ -207,8 +237,8 @@ func appendString(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
-func appendErrorEvent(buf []byte, status int, msg string) []byte {
-	b, _ := json.Marshal(newAPIError(status, msg))
+func (s *Server) appendErrorEvent(buf []byte, status int, msg string) []byte {
+	b, _ := json.Marshal(s.errorBody(status, msg))
 	buf = append(buf, "data: "...)
 	buf = append(buf, b...)
 	return append(buf, "\n\n"...)

@@ -14,6 +14,14 @@ import (
 const maxBody = 32 << 20
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	if s.kind() == EngineOllama {
+		s.ollamaModels(w)
+		return
+	}
+	owner := "vllm"
+	if s.kind() == EngineSGLang {
+		owner = "sglang"
+	}
 	cfg := s.Config()
 	type model struct {
 		ID          string  `json:"id"`
@@ -25,20 +33,29 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		MaxModelLen int     `json:"max_model_len"`
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []model{{
-		ID: cfg.Model, Object: "model", Created: s.born.Unix(), OwnedBy: "vllm", Root: cfg.Model,
+		ID: cfg.Model, Object: "model", Created: s.born.Unix(), OwnedBy: owner, Root: cfg.Model,
 		MaxModelLen: cfg.MaxModelLen}}})
 }
 
 // handleHealth answers 200 with an empty body like vLLM, or 503 while the
 // slow-start fault is active and after Close.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	sglang := s.kind() == EngineSGLang // SGLang answers 503 with an empty body
 	if s.stopped() {
-		writeError(w, http.StatusServiceUnavailable, "engine is shut down")
+		if sglang {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		s.writeError(w, http.StatusServiceUnavailable, "engine is shut down")
 		return
 	}
 	if time.Since(s.born) < s.Config().Faults.SlowStart.D() {
 		s.met.fault(faultSlowStart)
-		writeError(w, http.StatusServiceUnavailable, "engine is starting")
+		if sglang {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		s.writeError(w, http.StatusServiceUnavailable, "engine is starting")
 		return
 	}
 	w.WriteHeader(http.StatusOK)
@@ -50,6 +67,10 @@ func (s *Server) handleVersion(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	if s.kind() == EngineSGLang {
+		_ = s.writeSGLangMetrics(w)
+		return
+	}
 	_ = s.writeMetrics(w)
 }
 
@@ -72,7 +93,7 @@ func (s *Server) handleGetConfig(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleSetConfig(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "reading body: %v", err)
+		s.writeError(w, http.StatusBadRequest, "reading body: %v", err)
 		return
 	}
 	var decodeErr error
@@ -82,11 +103,11 @@ func (s *Server) handleSetConfig(w http.ResponseWriter, r *http.Request) {
 		decodeErr = dec.Decode(c)
 	})
 	if decodeErr != nil {
-		writeError(w, http.StatusBadRequest, "POST /sim/config: %v", decodeErr)
+		s.writeError(w, http.StatusBadRequest, "POST /sim/config: %v", decodeErr)
 		return
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "POST /sim/config: %v", err)
+		s.writeError(w, http.StatusBadRequest, "POST /sim/config: %v", err)
 		return
 	}
 	writeJSON(w, http.StatusOK, s.Config())
@@ -163,5 +184,5 @@ func jsonErrorMessage(err error) string {
 // reject answers a client error and counts it.
 func (s *Server) reject(w http.ResponseWriter, status int, format string, args ...any) {
 	s.met.count(func(m *metricsState) { m.rejects++ })
-	writeError(w, status, format, args...)
+	s.writeError(w, status, format, args...)
 }

@@ -56,7 +56,7 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, j *job) {
 		case <-r.Context().Done():
 			return
 		case <-s.eng.quit:
-			writeError(w, http.StatusServiceUnavailable, "engine is shut down")
+			s.writeError(w, http.StatusServiceUnavailable, "engine is shut down")
 			return
 		}
 		pending = j.out.take(pending)
@@ -75,7 +75,7 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, j *job) {
 		}
 		if due(j.faults.streamErrorAt, generated) {
 			s.met.fault(faultStreamError)
-			writeError(w, http.StatusInternalServerError, "simulated engine error after %d tokens", generated)
+			s.writeError(w, http.StatusInternalServerError, "simulated engine error after %d tokens", generated)
 			return
 		}
 		if !stalled && due(j.faults.stallAt, generated) {

@@ -196,7 +196,28 @@ func betweenWarnings(defaulted, assumed []string, p *Policy) []string {
 			"; run `perfgate calibrate` or promote baselines into a history to measure it")
 	}
 	if len(assumed) > 0 {
-		out = append(out, "between-session noise not calibrated: the policy's assumed_between is used for "+strings.Join(assumed, ", "))
+		out = append(out, "between-session noise not calibrated: the policy's assumed_between is used ("+assumedParts(assumed, p)+")")
 	}
 	return out
+}
+
+// assumedParts says which assumed_between entry each metric took: the
+// metrics with their own entry by name, those that took the "*" entry as a
+// count, so a policy of "*=0" reads as one short clause instead of every
+// metric id of the comparison.
+func assumedParts(assumed []string, p *Policy) string {
+	var parts []string
+	star := 0
+	for _, id := range assumed {
+		cv, own := p.AssumedBetween[id]
+		if !own {
+			star++
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("CV %.1f%% for %s", 100*cv, id))
+	}
+	if star > 0 {
+		parts = append(parts, fmt.Sprintf("`*` = CV %.1f%% for %d other metric(s)", 100*p.AssumedBetween["*"], star))
+	}
+	return strings.Join(parts, "; ")
 }

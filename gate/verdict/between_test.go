@@ -189,3 +189,16 @@ func TestDesignMatchesCompare(t *testing.T) {
 		t.Errorf("MDE with 10 sessions %v, with one %v", d10.MDE(), d.MDE())
 	}
 }
+
+// TestAssumedBetweenWarningIsShort: a policy of "*=0" over a whole
+// comparison names the entry and a count, not every metric id (the demo's
+// warning was 1,378 characters), and a metric's own entry is named.
+func TestAssumedBetweenWarningIsShort(t *testing.T) {
+	p := &Policy{AssumedBetween: map[string]float64{"*": 0, "ttft_ms.p99": 0.05}}
+	ids := []string{"ttft_ms.p50", "ttft_ms.p99", "tpot_ms.p50", "output_throughput"}
+	got := betweenWarnings(nil, ids, p)
+	want := "between-session noise not calibrated: the policy's assumed_between is used (CV 5.0% for ttft_ms.p99; `*` = CV 0.0% for 3 other metric(s))"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}

@@ -187,6 +187,9 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 			w.Warnings = append(w.Warnings, fmt.Sprintf("baseline is %.0f days older than the candidate (over %.0f): drift between the runs is not accounted for", age, p.MaxBaselineAgeDays))
 		}
 	}
+	if msg := result.CalibrationDrift(b.Workload.Calibration, c.Workload.Calibration); msg != "" {
+		w.Warnings = append(w.Warnings, msg)
+	}
 	cr, err := p.resolve(c.Workload.Spec)
 	if err != nil {
 		return w, nil, fmt.Errorf("candidate workload cell %q: %w", name, err)

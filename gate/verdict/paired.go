@@ -28,6 +28,43 @@ type Paired struct {
 	// StartupS is the total server start-up time of all blocks, seconds:
 	// the price of restarting per block.
 	StartupS float64 `json:"startup_s,omitempty"`
+	// BlockS is the mean wall-clock time of a block in seconds, start-up
+	// included (from one block's start to the next's): what one more
+	// block costs, and with restarted blocks the server-seconds it uses.
+	// 0 when fewer than two blocks ran.
+	BlockS float64 `json:"block_s,omitempty"`
+	// Plan is the experiment's plan when a gated cell is undecided: the
+	// least power and the most blocks of the undecided cells' plans
+	// (Cell.Plan), so one line can say what deciding all of them needs.
+	// Its Change is 0 (each cell's is twice its own tolerance).
+	Plan *BlockPlan `json:"plan,omitempty"`
+}
+
+// BlockPlan is what a paired cell's measured noise predicts (package
+// gate/ab, ab.PlanOf): the power of the blocks run and how many blocks
+// would decide the cell. A change of exactly the tolerance is found at
+// most half the time at any number of blocks (a regression must be
+// estimated beyond the tolerance), so the plan is quoted for a worsening
+// of twice the tolerance, and for an unchanged B passing.
+type BlockPlan struct {
+	// Blocks is the number of blocks (both arms) the prediction is for:
+	// the blocks of the pairs kept.
+	Blocks int `json:"blocks"`
+	// Change is the worsening Power and BlocksForChange are quoted for,
+	// on the scale of Cell.Worse (twice the tolerance).
+	Change float64 `json:"change,omitempty"`
+	// Power is the predicted chance that the blocks run call a true
+	// worsening of Change a regression.
+	Power float64 `json:"power"`
+	// BlocksForChange is the smallest number of blocks (a multiple of
+	// four) finding a worsening of Change with 80 % power; 0 when none up
+	// to 400 does (resident servers: the between-session term may forbid
+	// it at any number).
+	BlocksForChange int `json:"blocks_for_change"`
+	// BlocksToPass is the smallest number of blocks at which an unchanged
+	// B passes at the tolerance in 90 % of runs; 0 when none up to 400
+	// does.
+	BlocksToPass int `json:"blocks_to_pass"`
 }
 
 // BlockValue is one block's value of one metric: the geometric mean of its

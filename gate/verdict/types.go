@@ -259,6 +259,10 @@ type Cell struct {
 	// Blocks are the per-block values and per-pair differences of a paired
 	// A/B cell (Comparison.AB set); nil otherwise.
 	Blocks *PairedCell `json:"blocks,omitempty"`
+	// Plan is, for an undecided gated cell of a paired A/B comparison,
+	// what its measured noise predicts: the power of the blocks run and
+	// the blocks that would decide it (gate/ab, ab.PlanOf); nil otherwise.
+	Plan *BlockPlan `json:"plan,omitempty"`
 }
 
 // CellNoise is the noise estimate a cell's test used.

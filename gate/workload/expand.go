@@ -76,6 +76,9 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 		if f.Kind == KindCapacity {
 			f.expandCapacity(m)
 		}
+		if f.textMode() {
+			m.PromptFormat, m.seed = PromptText, f.Dataset.Seed
+		}
 		m.Spec = f.spec(c)
 		m.Hash = Hash(m)
 		out = append(out, m)
@@ -124,7 +127,7 @@ func warningTexts(ws []*Error) []string {
 // one user message. Prompt slices are shared between the cells of a sweep
 // and with warmups of other cells: manifests are read-only.
 func (f *File) request(i int, it item, at time.Duration) Request {
-	r := Request{Index: i, Arrival: at, InputTokens: it.input, MaxTokens: it.output}
+	r := Request{Index: i, Arrival: at, InputTokens: it.input, MaxTokens: it.output, segs: it.segs}
 	switch {
 	case f.API == Chat:
 		r.Messages = []Message{{Role: "user", Content: it.text}}

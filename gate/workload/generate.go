@@ -9,6 +9,7 @@ type item struct {
 	text   string
 	input  int
 	output int
+	segs   []segment     // prompt_format text: how to re-render text under a calibration
 	at     time.Duration // a trace's arrival offset; unused otherwise
 }
 
@@ -66,6 +67,9 @@ func (f *File) generate(n int, streamPrefix string) []item {
 	}
 	prefixes := make([]prefix, numPrefixes)
 	for k := range prefixes {
+		if f.textMode() {
+			break // each text segment has a stream of its own (textSegments)
+		}
 		prefixes[k].ids, prefixes[k].text = f.content(ds.PrefixTokens, tokens)
 	}
 
@@ -73,6 +77,10 @@ func (f *File) generate(n int, streamPrefix string) []item {
 	for i := range items {
 		in := lengths.intRange(inLo, inHi)
 		out := lengths.intRange(outLo, outHi)
+		if f.textMode() {
+			items[i] = f.textItem(textSegments(streamPrefix, i, numPrefixes, ds.PrefixTokens, in), in+ds.PrefixTokens, out)
+			continue
+		}
 		ids, txt := f.content(in, tokens)
 		if numPrefixes > 0 {
 			p := prefixes[i%numPrefixes]
@@ -100,12 +108,16 @@ func (f *File) warmups(n int, measured []item) []item {
 	gen, p := generated(f.Dataset.Kind), f.Dataset.PrefixTokens
 	var prefixIDs []int
 	var prefixText string
-	if gen && p > 0 {
+	if gen && p > 0 && !f.textMode() {
 		prefixIDs, prefixText = f.content(p, s)
 	}
 	out := make([]item, n)
 	for i := range out {
 		m := measured[i%len(measured)]
+		if gen && f.textMode() {
+			out[i] = f.textItem(warmupSegments(i, p, m.input), m.input, m.output)
+			continue
+		}
 		if !gen { // file datasets send text; so do their warmups
 			out[i] = item{text: text(max(m.input, 1), s), input: m.input, output: m.output}
 			continue

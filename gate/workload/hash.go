@@ -38,6 +38,9 @@ type hashSettings struct {
 	Burstiness  number   `json:"burstiness"`
 	Sampling    Sampling `json:"sampling"`
 	SLO         SLO      `json:"slo"`
+	// PromptFormat is set only for text prompts, so the hashes of
+	// workloads written before the key existed do not change.
+	PromptFormat string `json:"prompt_format,omitempty"`
 	// The request options of docs/workloads.md that change what is sent.
 	// Each is left out when unset, so the hash of a workload without them
 	// is what it was before they existed. A header read from the
@@ -77,7 +80,8 @@ func Hash(m *Manifest) string {
 		Kind: kind,
 		API:  m.API, Model: m.Model, Concurrency: m.Concurrency, Rate: number(m.Rate),
 		Burstiness: number(m.Burstiness), Sampling: m.Sampling, SLO: m.SLO,
-		ExtraBody: m.ExtraBody, Headers: m.Headers, RampUp: m.RampUp,
+		PromptFormat: m.PromptFormat,
+		ExtraBody:    m.ExtraBody, Headers: m.Headers, RampUp: m.RampUp,
 		Capacity: m.Capacity, SaturationShare: m.SaturationShare,
 	})
 	var buf []byte

@@ -65,6 +65,13 @@ type Manifest struct {
 	// requests); KindServing or empty for a serving workload.
 	Kind    string
 	Command *Command
+	// PromptFormat is PromptText when the prompts are words to calibrate
+	// against the server (Calibrate), else empty.
+	PromptFormat string
+	// Calibration is the fit the prompts were rendered with, nil before
+	// Calibrate.
+	Calibration *result.PromptCalibration
+	seed        uint64 // the dataset seed, for rendering text segments
 	// ExtraBody is a JSON object merged into every request body (nil:
 	// none); Headers are sent with every request. See docs/workloads.md.
 	ExtraBody json.RawMessage
@@ -90,6 +97,10 @@ type Manifest struct {
 	// for 1 req/s, and the runner measures saturation first and runs the
 	// trials At share x saturation.
 	SaturationShare float64
+	// BaselineRate is set on a share-of-saturation cell's comparison at
+	// the baseline's absolute rate (AtBaselineRate); the result of its
+	// trials carries it.
+	BaselineRate *result.BaselineRate
 }
 
 // Request is one request of a manifest.
@@ -108,6 +119,8 @@ type Request struct {
 	InputTokens int
 	// MaxTokens is the requested output length.
 	MaxTokens int
+	// segs are the text segments of a PromptText request.
+	segs []segment
 }
 
 // Message is one chat message.

@@ -11,8 +11,8 @@ import (
 
 // datasetKeys lists the keys each dataset kind accepts besides kind and seed.
 var datasetKeys = map[string][]string{
-	KindRandom:           {"input_tokens", "output_tokens", "range_ratio", "prefix_tokens", "token_ids"},
-	KindPrefixRepetition: {"input_tokens", "output_tokens", "range_ratio", "prefix_tokens", "num_prefixes", "token_ids"},
+	KindRandom:           {"input_tokens", "output_tokens", "range_ratio", "prefix_tokens", "token_ids", "prompt_format"},
+	KindPrefixRepetition: {"input_tokens", "output_tokens", "range_ratio", "prefix_tokens", "num_prefixes", "token_ids", "prompt_format"},
 	KindShareGPT:         {"output_tokens", "path", "sha256", "required"},
 	KindJSONL:            {"output_tokens", "path", "sha256", "required"},
 	KindTrace:            {"output_tokens", "path", "sha256", "required", "format", "time_scale", "hash_block_tokens", "max_duration", "fields"},
@@ -25,7 +25,7 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 	ds.Required = true
 	ds.TokenIDs = TokenRange{Min: DefaultTokenIDMin, Max: DefaultTokenIDMax}
 	fields := d.mapping(n, "dataset", "kind", "input_tokens", "output_tokens", "range_ratio",
-		"prefix_tokens", "num_prefixes", "seed", "path", "sha256", "required", "token_ids",
+		"prefix_tokens", "num_prefixes", "seed", "path", "sha256", "required", "token_ids", "prompt_format",
 		"format", "time_scale", "hash_block_tokens", "max_duration", "fields")
 	lineOf := map[string]int{}
 	for _, fl := range fields {
@@ -69,6 +69,9 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 		case "token_ids":
 			f.lines.tokenIDs = fl.line
 			d.tokenIDs(v, &ds.TokenIDs)
+		case "prompt_format":
+			f.lines.promptFormat = v.Line
+			d.promptFormat(v, ds)
 		default:
 			d.traceKey(fl, ds)
 		}
@@ -216,6 +219,7 @@ func (d *decoder) crossCheck(f *File) {
 	if f.lines.tokenIDs > 0 && f.API != Completions {
 		d.errorf(f.lines.tokenIDs, "dataset.token_ids only applies to the completions API (chat prompts are text)")
 	}
+	d.crossCheckPromptFormat(f)
 	if ds.Kind == KindTrace {
 		d.traceLoad(f)
 	}

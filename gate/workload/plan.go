@@ -81,6 +81,9 @@ func WritePlan(w io.Writer, ms []*Manifest) error {
 		if m.API == Chat || (len(m.Requests) > 0 && m.Requests[0].PromptIDs == nil) {
 			inputNote = " (approximate: text prompts)"
 		}
+		if m.PromptFormat == PromptText {
+			inputNote = " (text prompts, sized to the server's tokenizer before the first trial)"
+		}
 		fmt.Fprintf(tw, "cell\t%s\n", s.Cell)
 		fmt.Fprintf(tw, "hash\t%s\n", s.Hash)
 		fmt.Fprintf(tw, "source\t%s\n", m.Source)

@@ -95,6 +95,10 @@ type Dataset struct {
 	// file's cells are skipped instead of failing validation.
 	Required bool
 	TokenIDs TokenRange
+	// PromptFormat is PromptText for calibrated word prompts, PromptTokenIDs
+	// when the file asks for token ids, or empty: the API's default (token
+	// ids for completions, uncalibrated words for chat).
+	PromptFormat string
 	// The replay settings of a trace: the file format (TraceJSONL or
 	// TraceCSV), seconds per timestamp unit, tokens per hash id, and the
 	// replayed window from the first request (0: up to load.requests).
@@ -126,6 +130,7 @@ type Load struct {
 // lines records the line of each field that expansion may still reject.
 type lines struct {
 	name, path, sha256, requests, required, minTokens, numPrefixes, tokenIDs int
+	promptFormat                                                             int
 	rate, rampUp, burstiness                                                 int
 	capacity                                                                 capacityLines
 }

@@ -18,7 +18,10 @@ func (f *File) spec(c cellSpec) []byte {
 		Format: ds.Format, TimeScale: ds.TimeScale, HashBlockTokens: ds.HashBlockTokens, MaxDurationS: ds.MaxDuration.Seconds(),
 		Fields: ds.Fields,
 	}
-	if generated(ds.Kind) && f.API == Completions {
+	if f.textMode() {
+		d.PromptFormat = PromptText
+	}
+	if generated(ds.Kind) && f.API == Completions && !f.textMode() {
 		r := ds.TokenIDs
 		d.TokenIDs = &r
 	}
