@@ -81,26 +81,28 @@ func sampleVar(x []float64) float64 {
 }
 
 // TestCalibrateRecoversSessionNoise is the end-to-end check on the
-// simulator with a per-start decode offset of CV 3 %: three starts of
+// simulator with a per-start decode offset of CV 10 %: three starts of
 // three trials each, and the between-session CV of TPOT that calibrate
 // writes is of the size of the offsets the three starts really drew (the
-// sample spread of three draws, not the nominal 3 %, is what three
-// sessions can recover).
+// sample spread of three draws, not the nominal 10 %, is what three
+// sessions can recover). The offsets are large beside what a loaded test
+// machine adds: with offsets of CV 3 % a single stalled trial (within
+// sd 9 % seen on a loaded 2-core machine) swamped them.
 func TestCalibrateRecoversSessionNoise(t *testing.T) {
 	exe := runServerCmd(t) // skips under -short
-	seeds, realised := calibrateSeeds(0.03, 0.025, 0.05)
+	seeds, realised := calibrateSeeds(0.10, 0.08, 0.16)
 	// The simulator runs in real time, and a shared test machine now and
 	// then stalls a trial for long enough to swamp three sessions' worth
 	// of offsets. A calibration whose own within-session spread shows such
-	// a disturbance (TPOT p50 sd above 3 %, where an undisturbed run shows
-	// 0.5-1 %) says nothing about the between-session estimate, so it is
-	// repeated, at most three times.
+	// a disturbance (TPOT p50 sd above 5 %, half the offsets, where an
+	// undisturbed run shows 0.5-1 %) says nothing about the between-session
+	// estimate, so it is repeated, at most three times.
 	for attempt := 1; attempt <= 3; attempt++ {
 		m := calibrateOnce(t, exe, seeds)
 		between, within := math.Sqrt(m.BetweenVar), math.Sqrt(m.WithinVar)
 		t.Logf("attempt %d: tpot_ms.p50 between-session sd %.4f (realised offsets %.4f), within %.4f, between df %.2f",
 			attempt, between, realised, within, m.BetweenDF)
-		if within > 0.03 {
+		if within > 0.05 {
 			continue
 		}
 		// TPOT p50 (a median over requests, robust to a stalled request)
@@ -115,7 +117,7 @@ func TestCalibrateRecoversSessionNoise(t *testing.T) {
 }
 
 // calibrateOnce runs perfgate calibrate on the simulator with a per-start
-// decode offset of CV 3 % drawn from seeds, checks what it wrote, and
+// decode offset of CV 10 % drawn from seeds, checks what it wrote, and
 // returns the noise of decode-a's TPOT p50.
 func calibrateOnce(t *testing.T, exe string, seeds []uint64) baseline.NoiseMetric {
 	t.Helper()
@@ -127,7 +129,7 @@ func calibrateOnce(t *testing.T, exe string, seeds []uint64) baseline.NoiseMetri
 	}
 	// 5 ms steps (0.5 ms fixed + 4.5 ms decode), as in gateSimConfig, so
 	// timer overshoot is small beside a step.
-	serverCmd := exe + " sim --addr 127.0.0.1:0 --step-base 500us --decode-fixed 4500us --session-cv-decode 0.03"
+	serverCmd := exe + " sim --addr 127.0.0.1:0 --step-base 500us --decode-fixed 4500us --session-cv-decode 0.10"
 	args := []string{"calibrate", "--workloads", "testdata/gate/decode-a.yaml", "--server-cmd", serverCmd,
 		"--server-env", "CLI_TEST_PERFGATE_MAIN=1", "--server-env", "CLI_TEST_SESSION_SEEDS=" + strings.Join(list, ","),
 		"--server-env", "CLI_TEST_SESSION_COUNTER=" + filepath.Join(dir, "counter"), "--server-log", logf,

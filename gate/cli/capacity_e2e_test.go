@@ -23,6 +23,14 @@ import (
 // request make a seat serve 12.5 req/s.
 func capacityE2ESim(t *testing.T, seats int) string {
 	t.Helper()
+	url, _ := capacityE2EServer(t, seats)
+	return url
+}
+
+// capacityE2EServer is capacityE2ESim that also returns the simulator,
+// whose Stats().Slips tells a run the machine stalled.
+func capacityE2EServer(t *testing.T, seats int) (string, *sim.Server) {
+	t.Helper()
 	cfg, err := sim.Preset("fast")
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +40,29 @@ func capacityE2ESim(t *testing.T, seats int) string {
 	s := sim.New(cfg)
 	srv := httptest.NewServer(s)
 	t.Cleanup(func() { srv.Close(); s.Close() })
-	return srv.URL
+	return srv.URL, s
+}
+
+// slipped reports whether a simulator of sims fell off its schedule
+// (Stats.Slips: its engine waited more than 100 ms for a CPU, so it served
+// slower than its parameters say) and attempt may be followed by another:
+// a capacity test whose checks failed is then measured again, at most
+// three times in all; failed checks on simulators that kept their
+// schedule, or on the third attempt, stand.
+func slipped(t *testing.T, attempt int, problems []string, sims ...*sim.Server) bool {
+	t.Helper()
+	var n int64
+	for _, s := range sims {
+		n += s.Stats().Slips
+	}
+	if len(problems) == 0 || n == 0 || attempt >= 3 {
+		for _, p := range problems {
+			t.Error(p)
+		}
+		return false
+	}
+	t.Logf("attempt %d: %s; the simulator slipped its schedule %d time(s) (a stalled machine): measuring again", attempt, strings.Join(problems, "; "), n)
+	return true
 }
 
 // TestCapacityRunAndCompare: `perfgate run` of a capacity workload writes
@@ -42,35 +72,44 @@ func TestCapacityRunAndCompare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}
-	dir := t.TempDir()
-	for _, arm := range []struct {
-		dir   string
-		seats int
-	}{{"base", 4}, {"cand", 2}} {
-		out := filepath.Join(dir, arm.dir)
-		code, stdout, stderr := runCLI("run", "-w", "testdata/capacity-e2e.yaml", "--url", capacityE2ESim(t, arm.seats), "-o", out, "--max-dispatch-lag-ms", "1000")
-		if code != ExitPass {
-			t.Fatalf("run (%d seats): exit %d\n%s%s", arm.seats, code, stdout, stderr)
+	for attempt := 1; ; attempt++ {
+		dir := t.TempDir()
+		var sims []*sim.Server
+		for _, arm := range []struct {
+			dir   string
+			seats int
+		}{{"base", 4}, {"cand", 2}} {
+			out := filepath.Join(dir, arm.dir)
+			url, s := capacityE2EServer(t, arm.seats)
+			sims = append(sims, s)
+			code, stdout, stderr := runCLI("run", "-w", "testdata/capacity-e2e.yaml", "--url", url, "-o", out, "--max-dispatch-lag-ms", "1000")
+			if code != ExitPass {
+				t.Fatalf("run (%d seats): exit %d\n%s%s", arm.seats, code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "probe saturation (rate inf)") {
+				t.Errorf("run: no probe lines on stderr:\n%s", stderr)
+			}
+			r, err := result.Read(filepath.Join(out, "capacity-e2e.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Trials) != 3 || r.Trials[0].Capacity == nil || len(r.Trials[0].Capacity.Probes) == 0 || r.Trials[0].Capacity.Probes[0].Unlimited != true {
+				t.Fatalf("result: %d trials, first search %+v", len(r.Trials), r.Trials[0].Capacity)
+			}
+			t.Logf("%d seats: capacity %v, %v req/s", arm.seats, r.Samples("capacity_rps"), r.Samples("saturation_throughput"))
 		}
-		if !strings.Contains(stderr, "probe saturation (rate inf)") {
-			t.Errorf("run: no probe lines on stderr:\n%s", stderr)
+		code, out, errs := runCLI("compare", "--baseline", filepath.Join(dir, "base"), "--candidate", filepath.Join(dir, "cand"))
+		t.Logf("compare: exit %d\n%s", code, out)
+		if !strings.Contains(out, "Capacity of capacity-e2e") || !strings.Contains(out, "<- capacity") {
+			t.Errorf("compare: the report has no capacity curve:\n%s", out)
 		}
-		r, err := result.Read(filepath.Join(out, "capacity-e2e.json"))
-		if err != nil {
-			t.Fatal(err)
+		var problems []string
+		if code != ExitRegression || !compareHasRow(out, "capacity_rps", "REGRESSION") {
+			problems = append(problems, fmt.Sprintf("compare: exit %d, want 1 with capacity_rps regressed\n%s%s", code, out, errs))
 		}
-		if len(r.Trials) != 2 || r.Trials[0].Capacity == nil || len(r.Trials[0].Capacity.Probes) == 0 || r.Trials[0].Capacity.Probes[0].Unlimited != true {
-			t.Fatalf("result: %d trials, first search %+v", len(r.Trials), r.Trials[0].Capacity)
+		if !slipped(t, attempt, problems, sims...) {
+			return
 		}
-		t.Logf("%d seats: capacity %v, %v req/s", arm.seats, r.Samples("capacity_rps"), r.Samples("saturation_throughput"))
-	}
-	code, out, errs := runCLI("compare", "--baseline", filepath.Join(dir, "base"), "--candidate", filepath.Join(dir, "cand"))
-	t.Logf("compare: exit %d\n%s", code, out)
-	if code != ExitRegression || !compareHasRow(out, "capacity_rps", "REGRESSION") {
-		t.Errorf("compare: exit %d, want 1 with capacity_rps regressed\n%s%s", code, out, errs)
-	}
-	if !strings.Contains(out, "Capacity of capacity-e2e") || !strings.Contains(out, "<- capacity") {
-		t.Errorf("compare: the report has no capacity curve:\n%s", out)
 	}
 }
 
@@ -81,28 +120,39 @@ func TestTwoStepRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}
-	out := t.TempDir()
-	code, stdout, stderr := runCLI("run", "-w", "testdata/two-step-e2e.yaml", "--url", capacityE2ESim(t, 4), "-o", out, "--max-dispatch-lag-ms", "1000")
-	if code != ExitPass {
-		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
-	}
-	r, err := result.Read(filepath.Join(out, "two-step-e2e.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := r.Saturation
-	if s == nil || s.Share != 0.8 || s.RateRPS != 0.8*s.ThroughputRPS || s.ThroughputRPS < 35 || s.ThroughputRPS > 55 {
-		t.Fatalf("saturation %+v: want about 50 req/s measured (4 seats x 12.5 req/s) and 80 %% of it run", s)
-	}
-	// 30 requests at constant spacing end at 30/rate seconds: the measured
-	// throughput is the rate, less the last request's service time.
-	for _, v := range r.Samples("request_throughput") {
-		if v > 1.05*s.RateRPS || v < 0.7*s.RateRPS {
-			t.Errorf("trial throughput %.2f req/s, the trials ran at %.2f", v, s.RateRPS)
+	for attempt := 1; ; attempt++ {
+		out := t.TempDir()
+		url, s := capacityE2EServer(t, 4)
+		code, stdout, stderr := runCLI("run", "-w", "testdata/two-step-e2e.yaml", "--url", url, "-o", out, "--max-dispatch-lag-ms", "1000")
+		if code != ExitPass {
+			t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 		}
-	}
-	if !strings.Contains(stderr, "running at 80%-of-saturation") {
-		t.Errorf("no saturation line on stderr:\n%s", stderr)
+		r, err := result.Read(filepath.Join(out, "two-step-e2e.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stderr, "running at 80%-of-saturation") {
+			t.Errorf("no saturation line on stderr:\n%s", stderr)
+		}
+		sat := r.Saturation
+		if sat == nil || sat.Share != 0.8 || sat.RateRPS != 0.8*sat.ThroughputRPS {
+			t.Fatalf("saturation %+v: want the throughput measured and 80 %% of it run", sat)
+		}
+		var problems []string
+		if sat.ThroughputRPS < 35 || sat.ThroughputRPS > 55 {
+			problems = append(problems, fmt.Sprintf("saturation %+v: want about 50 req/s measured (4 seats x 12.5 req/s)", sat))
+		}
+		// 30 requests at constant spacing end at 30/rate seconds: the
+		// measured throughput is the rate, less the last request's service
+		// time.
+		for _, v := range r.Samples("request_throughput") {
+			if v > 1.05*sat.RateRPS || v < 0.7*sat.RateRPS {
+				problems = append(problems, fmt.Sprintf("trial throughput %.2f req/s, the trials ran at %.2f", v, sat.RateRPS))
+			}
+		}
+		if !slipped(t, attempt, problems, s) {
+			return
+		}
 	}
 }
 
@@ -133,7 +183,7 @@ func TestCapacityGate(t *testing.T) {
 	if err := result.Write(filepath.Join(store, "e2e", "capacity-e2e.json"), r); err != nil {
 		t.Fatal(err)
 	}
-	// A scheduler stall of a loaded machine during a 2-trial run can leave
+	// A scheduler stall of a loaded machine during a 3-trial run can leave
 	// the cell undecided, the verdict's honest answer; like
 	// TestCompareEndToEnd the test then tries once more. An undecided or
 	// passing verdict after that is a failure.

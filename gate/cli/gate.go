@@ -15,6 +15,7 @@ import (
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/merge"
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/result"
@@ -230,6 +231,14 @@ func gateServing(ms []*workload.Manifest) bool {
 	return false
 }
 
+// gateLimits are the trial validity limits of perfgate gate, which has no
+// flags for them (run, calibrate and ab do): the defaults. A variable so
+// that the end-to-end tests, whose client shares a loaded 2-core machine
+// and one race-instrumented process with the simulator, can raise the
+// dispatch-lag limit explicitly, as they do with run's
+// --max-dispatch-lag-ms.
+var gateLimits = metrics.DefaultLimits
+
 // gateRun runs the manifests: serving ones against the configured server,
 // scraping its /metrics around every trial and sending the API key
 // (PERFGATE_API_KEY, then OPENAI_API_KEY); kind: command ones through
@@ -247,6 +256,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ProgressInterval: progress, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 			LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
+			Limits:    gateLimits,
 		})
 		if err != nil {
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}

@@ -155,12 +155,16 @@ func TestRunHealthWithoutGPU(t *testing.T) {
 func TestRunHealthLaunchedServer(t *testing.T) {
 	cmd := runServerCmd(t)
 	// The server is the process whose environment holds the --server-env
-	// marker; this test process is another one.
-	fakeGPUTools(t, healthyGPU, fmt.Sprintf(`for p in /proc/[0-9]*; do grep -qsa CLI_TEST_SERVE_SIM=1 $p/environ && echo "${p#/proc/}, sim, 100, GPU-0aa"; done; echo "%d, perfgate.test, 50, GPU-0aa"`, os.Getpid()))
+	// marker; this test process is another one. The marker names this
+	// process, so a simulator launched by another test binary on the same
+	// machine (every launched one has CLI_TEST_SERVE_SIM=1) is not listed
+	// as this run's "sim" with the owner "other".
+	mark := fmt.Sprintf("CLI_TEST_HEALTH_MARK=%d", os.Getpid())
+	fakeGPUTools(t, healthyGPU, fmt.Sprintf(`for p in /proc/[0-9]*; do grep -qszx %s $p/environ && echo "${p#/proc/}, sim, 100, GPU-0aa"; done; echo "%d, perfgate.test, 50, GPU-0aa"`, mark, os.Getpid()))
 	dir := t.TempDir()
 	code, out, errs := runMain(context.Background(), append(runLax,
 		"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--trials", "2",
-		"--server-cmd", cmd, "--server-env", "CLI_TEST_SERVE_SIM=1", "--ready-timeout", "30s")...)
+		"--server-cmd", cmd, "--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", mark, "--ready-timeout", "30s")...)
 	if code != ExitPass {
 		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}

@@ -2,15 +2,18 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/sim"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -145,9 +148,53 @@ func capacityRunner(t *testing.T, url string) pipeline.Capacity {
 	return pipeline.Capacity{Serving: r}
 }
 
+// maxAttempts bounds the measurements a test repeats because the
+// machine stalled the simulator (see disturbed).
+const maxAttempts = 3
+
+// disturbed says whether a measurement whose checks failed (problems) is
+// to be taken again: when the simulator slipped its schedule during it
+// (sim.Stats.Slips grew from before: its engine goroutine waited more than
+// 100 ms for a CPU), the engine served slower than its parameters say and
+// the measurement cannot be held to the model; a loaded 2-core machine did
+// that once to a whole saturation probe (24 req/s of the model's 50).
+// Failed checks without a slip, or on the last allowed attempt, are
+// reported, so a broken search still fails.
+func disturbed(t *testing.T, srv *sim.Server, before int64, attempt int, problems []string) bool {
+	t.Helper()
+	if len(problems) == 0 {
+		return false
+	}
+	if n := srv.Stats().Slips - before; n > 0 && attempt < maxAttempts {
+		t.Logf("attempt %d: %s; the simulator slipped its schedule %d time(s) (a stalled machine): measuring again", attempt, strings.Join(problems, "; "), n)
+		return true
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+	return false
+}
+
+// searchOnce runs one capacity search of m and logs its probes.
+func searchOnce(t *testing.T, c pipeline.Capacity, m *workload.Manifest) result.Trial {
+	t.Helper()
+	start := time.Now()
+	res, err := pipeline.Record(context.Background(), c, []*workload.Manifest{m}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res[0].Trials[0]
+	t.Logf("search: capacity %.2f req/s [%.2f, %.2f], saturation %.2f req/s, %d probes, %v", tr.Values["capacity_rps"], tr.Capacity.Low, tr.Capacity.High, tr.Capacity.Saturation, len(tr.Capacity.Probes), time.Since(start).Round(time.Millisecond))
+	for _, p := range tr.Capacity.Probes {
+		t.Logf("  probe load %.2f unlimited %v: %d/%d good, model share %.3f, ttft p99 %.1f ms", p.Load, p.Unlimited, p.Good, p.Total, shareAt(m, p.Load, capSeats), p.Latency["ttft_ms.p99"])
+	}
+	return tr
+}
+
 // TestCapacitySearchMatchesTheModel runs the search against the simulator
 // and checks it lands within 5 % of the capacity the engine's parameters
-// give, in at most 10 probes.
+// give, in at most 10 probes. A search that misses while the simulator
+// slipped its schedule is repeated (at most maxAttempts searches in all).
 func TestCapacitySearchMatchesTheModel(t *testing.T) {
 	m := capacityManifest(t, capacityWorkload)
 	want := capacityOf(m, capSeats)
@@ -156,27 +203,25 @@ func TestCapacitySearchMatchesTheModel(t *testing.T) {
 	if !(want > mu && want < 1.5*mu) {
 		t.Fatalf("model capacity %.2f outside (1, 1.5) x the service rate %.1f: the parameters do not test the knee", want, mu)
 	}
-	_, url := capacitySim(t, capSeats)
+	srv, url := capacitySim(t, capSeats)
 	c := capacityRunner(t, url)
-	start := time.Now()
-	res, err := pipeline.Record(context.Background(), c, []*workload.Manifest{m}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := res[0].Trials[0]
-	got := tr.Values["capacity_rps"]
-	t.Logf("search: capacity %.2f req/s [%.2f, %.2f], saturation %.2f req/s, %d probes, %v", got, tr.Capacity.Low, tr.Capacity.High, tr.Capacity.Saturation, len(tr.Capacity.Probes), time.Since(start).Round(time.Millisecond))
-	for _, p := range tr.Capacity.Probes {
-		t.Logf("  probe load %.2f unlimited %v: %d/%d good, model share %.3f, ttft p99 %.1f ms", p.Load, p.Unlimited, p.Good, p.Total, shareAt(m, p.Load, capSeats), p.Latency["ttft_ms.p99"])
-	}
-	if rel := math.Abs(got-want) / want; rel > 0.05 {
-		t.Errorf("capacity %.2f req/s is %.1f%% from the model's %.2f", got, 100*rel, want)
-	}
-	if n := len(tr.Capacity.Probes); n > 10 {
-		t.Errorf("%d probes, want at most 10", n)
-	}
-	if sat := tr.Values["saturation_throughput"]; math.Abs(sat-mu)/mu > 0.1 {
-		t.Errorf("saturation throughput %.2f req/s, the engine serves %.1f", sat, mu)
+	for attempt := 1; ; attempt++ {
+		before := srv.Stats().Slips
+		tr := searchOnce(t, c, m)
+		var problems []string
+		got := tr.Values["capacity_rps"]
+		if rel := math.Abs(got-want) / want; rel > 0.05 {
+			problems = append(problems, fmt.Sprintf("capacity %.2f req/s is %.1f%% from the model's %.2f", got, 100*rel, want))
+		}
+		if n := len(tr.Capacity.Probes); n > 10 {
+			problems = append(problems, fmt.Sprintf("%d probes, want at most 10", n))
+		}
+		if sat := tr.Values["saturation_throughput"]; math.Abs(sat-mu)/mu > 0.1 {
+			problems = append(problems, fmt.Sprintf("saturation throughput %.2f req/s, the engine serves %.1f", sat, mu))
+		}
+		if !disturbed(t, srv, before, attempt, problems) {
+			return
+		}
 	}
 }
 
@@ -186,13 +231,18 @@ func TestCapacitySearchMatchesTheModel(t *testing.T) {
 // low-rate workload passes; its service rate halves and its capacity
 // falls by more than that (a short probe's backlog allowance weighs less
 // at a lower rate), and the capacity workload fails on capacity_rps.
+//
+// Three searches per arm: with two, a capacity falling by 75 % was once
+// left INCONCLUSIVE (candidate searches 33.2 and 28.5 req/s, 10 %
+// resolution): two trials per arm leave two degrees of freedom, and at the
+// family-wise alpha of ten gated cells their t quantile is above 20.
 func TestWorseBatchingFailsCapacityOnly(t *testing.T) {
 	capa := capacityManifest(t, `name: cap
 kind: capacity
 dataset: {kind: random, input_tokens: 16, output_tokens: 16, seed: 11}
 load: {requests: 24, burstiness: inf}
 warmups: 4
-trials: {min: 2, max: 2}
+trials: {min: 3, max: 3}
 slo: {ttft_ms: 250}
 capacity: {goodput_share: 95%, max_probes: 4, resolution: 10%}
 `)
@@ -205,6 +255,45 @@ gate:
   - {metric: ttft_ms.p99, gated: false}
 `)
 	ms := []*workload.Manifest{capa, low}
+	// Baseline and candidate are measured again, on a fresh simulator,
+	// when a check failed while the simulator slipped (see disturbed).
+	for attempt := 1; ; attempt++ {
+		base, out, srv := worseBatching(t, ms)
+		for _, w := range out.Comparison.Workloads {
+			t.Logf("workload %s: %s %s (%d/%d valid trials, excluded %v)", w.Cell, w.Status, w.Message, w.BaselineTrials, w.CandidateTrials, w.Excluded)
+		}
+		for _, r := range append(base, out.Results...) {
+			for _, tr := range r.Trials {
+				if tr.Capacity != nil {
+					t.Logf("%s trial %d: capacity %.2f req/s in %d probes", r.Workload.Cell, tr.Index, tr.Capacity.Capacity, len(tr.Capacity.Probes))
+				}
+			}
+		}
+		var problems []string
+		byCell := map[string]verdict.Outcome{}
+		for _, cell := range out.Comparison.Cells {
+			if cell.Gated {
+				t.Logf("%s %s: %s (%+.1f%%)", cell.Workload, cell.Metric, cell.Outcome, cell.Change)
+				if cell.Workload == "low" && cell.Outcome == verdict.Regression {
+					problems = append(problems, fmt.Sprintf("low-rate workload: %s regressed by %+.1f%%, but the candidate only batches worse at high load", cell.Metric, cell.Change))
+				}
+				byCell[cell.Workload+" "+cell.Metric] = cell.Outcome
+			}
+		}
+		if got := byCell["cap capacity_rps"]; got != verdict.Regression {
+			problems = append(problems, fmt.Sprintf("capacity_rps: %s, want regression", got))
+		}
+		if !disturbed(t, srv, 0, attempt, problems) {
+			return
+		}
+	}
+}
+
+// worseBatching records ms as the baseline against a simulator with
+// capSeats seats, then runs them as the candidate against the same
+// simulator with two seats fewer, and returns the simulator too.
+func worseBatching(t *testing.T, ms []*workload.Manifest) ([]*result.Result, *pipeline.Outcome, *sim.Server) {
+	t.Helper()
 	srv, url := capacitySim(t, capSeats)
 	c := capacityRunner(t, url)
 	ctx := context.Background()
@@ -222,27 +311,5 @@ gate:
 	if err != nil || out.RunErr != nil {
 		t.Fatal(err, out.RunErr)
 	}
-	for _, w := range out.Comparison.Workloads {
-		t.Logf("workload %s: %s %s (%d/%d valid trials, excluded %v)", w.Cell, w.Status, w.Message, w.BaselineTrials, w.CandidateTrials, w.Excluded)
-	}
-	byCell := map[string]verdict.Outcome{}
-	for _, cell := range out.Comparison.Cells {
-		if cell.Gated {
-			t.Logf("%s %s: %s (%+.1f%%)", cell.Workload, cell.Metric, cell.Outcome, cell.Change)
-			if cell.Workload == "low" && cell.Outcome == verdict.Regression {
-				t.Errorf("low-rate workload: %s regressed by %+.1f%%, but the candidate only batches worse at high load", cell.Metric, cell.Change)
-			}
-			byCell[cell.Workload+" "+cell.Metric] = cell.Outcome
-		}
-	}
-	if got := byCell["cap capacity_rps"]; got != verdict.Regression {
-		t.Errorf("capacity_rps: %s, want regression", got)
-	}
-	for _, r := range append(base, out.Results...) {
-		for _, tr := range r.Trials {
-			if tr.Capacity != nil {
-				t.Logf("%s trial %d: capacity %.2f req/s in %d probes", r.Workload.Cell, tr.Index, tr.Capacity.Capacity, len(tr.Capacity.Probes))
-			}
-		}
-	}
+	return base, out, srv
 }

@@ -14,7 +14,9 @@ import (
 // scheduling stalls do not accumulate into TPOT: the steps that follow are
 // shortened until the engine is back on schedule, as a GPU that kept working
 // while the API process stalled would deliver a burst. After a stall longer
-// than maxLag the engine restarts from "now" instead.
+// than maxLag the engine restarts from "now" instead, and counts a slip
+// (Stats.Slips): the machine, not the model, set the pace, which a test of
+// the model's timing can tell from its own measurement being off.
 const maxLag = 100 * time.Millisecond
 
 // engine runs the core on one goroutine in real time. HTTP handlers talk to
@@ -37,6 +39,7 @@ type engine struct {
 	running atomic.Int64
 	waiting atomic.Int64
 	kvUsage atomic.Uint64 // float64 bits, fraction of KV blocks in use
+	slips   atomic.Int64  // schedules dropped after falling maxLag behind
 }
 
 func newEngine(c *core, cfg func() *Config, met *metricsState) *engine {
@@ -161,6 +164,9 @@ func (e *engine) run() {
 		now := time.Now()
 		start := maxTime(prevEnd, latest)
 		if start.IsZero() || now.Sub(start) > maxLag {
+			if !start.IsZero() {
+				e.slips.Add(1)
+			}
 			start = now
 		}
 		end := start.Add(e.core.cost(cfg, &b, start))

@@ -217,3 +217,28 @@ func TestExitAfterRequests(t *testing.T) {
 		t.Errorf("counted %d exit refusals", got)
 	}
 }
+
+// TestEngineCountsSlips: an engine kept from running for longer than
+// maxLag (here by holding the lock its every step takes, as a machine that
+// gives its goroutine no CPU would) restarts its schedule and counts a
+// slip; the tests that check the model's timing read the count to tell a
+// stalled machine from a wrong measurement.
+func TestEngineCountsSlips(t *testing.T) {
+	srv, url := start(t, fastConfig(t)) // 1 ms steps
+	resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"x","max_tokens":400,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	waitFor(t, "a running sequence", func() bool { return srv.Stats().Running == 1 })
+	before := srv.Stats().Slips
+	srv.met.mu.Lock()
+	time.Sleep(3 * maxLag)
+	srv.met.mu.Unlock()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Stats().Slips - before; got < 1 {
+		t.Errorf("%d slips after the engine was held for %v, want at least 1", got, 3*maxLag)
+	}
+}

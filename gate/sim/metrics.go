@@ -96,6 +96,11 @@ type Stats struct {
 	Queue, TPOT      Summary
 	// Session is the per-start offset drawn at start (factors 1 when off).
 	Session Session
+	// Slips counts the times the engine fell more than 100 ms behind its
+	// schedule (its goroutine did not get a CPU in time) and restarted the
+	// schedule from the present: the steps around a slip took longer than
+	// the model says, which no client-side measurement can undo.
+	Slips int64
 }
 
 const maxRecords = 20000
@@ -193,7 +198,7 @@ func (m *metricsState) snapshot(e *engine) Stats {
 	return Stats{Received: m.received, Succeeded: m.succeeded, Aborted: m.aborts, Rejected: m.rejects,
 		Running: e.running.Load(), Waiting: e.waiting.Load(), KVCacheUsage: e.kvUsageValue(),
 		PromptTokens: m.promptTokens, GenerationTokens: m.genTokens, TokenEvents: m.events,
-		Preemptions: m.preemptions, PrefixQueries: m.prefixQ, PrefixHits: m.prefixH, Steps: m.steps,
+		Preemptions: m.preemptions, PrefixQueries: m.prefixQ, PrefixHits: m.prefixH, Steps: m.steps, Slips: e.slips.Load(),
 		Faults: maps.Clone(m.faults), TTFT: m.ttft.summary(), ITL: m.itl.summary(), E2E: m.e2e.summary(),
 		Queue: m.queue.summary(), TPOT: m.tpot.summary()}
 }
