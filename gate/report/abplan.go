@@ -48,6 +48,10 @@ func costText(n int, blockS float64) string {
 // the plan and the report word a cost alike.
 func Duration(s float64) string {
 	switch {
+	case s < 10:
+		// A simulator's block takes well under a second; "0 s" would
+		// read as free.
+		return fmt.Sprintf("%.2g s", s)
 	case s < 100:
 		return fmt.Sprintf("%.0f s", s)
 	case s < 6000:

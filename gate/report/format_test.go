@@ -72,3 +72,18 @@ func TestValue(t *testing.T) {
 		}
 	}
 }
+
+// TestDuration: a sub-second block (the simulator's) is not printed as
+// "0 s", and the longer units keep their rounding.
+func TestDuration(t *testing.T) {
+	for _, c := range []struct {
+		s    float64
+		want string
+	}{
+		{0.41, "0.41 s"}, {5.26, "5.3 s"}, {42, "42 s"}, {150, "2 min"}, {7200, "2.0 h"},
+	} {
+		if got := Duration(c.s); got != c.want {
+			t.Errorf("Duration(%v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}
