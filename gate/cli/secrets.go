@@ -18,7 +18,7 @@ import (
 // the fingerprint hide them. redact stays the only rule for what a secret
 // is; this only adds known values.
 func protectHeaders(s *Streams, ms []*workload.Manifest) {
-	vals := loadgen.HeaderSecrets(ms, os.LookupEnv)
+	vals := loadgen.EnvHeaderValues(ms, os.LookupEnv)
 	if len(vals) == 0 {
 		return
 	}

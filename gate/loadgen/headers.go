@@ -86,13 +86,13 @@ func (r *Runner) probeClient(hc *http.Client, m *workload.Manifest) (*http.Clien
 	return &out, secrets, nil
 }
 
-// HeaderSecrets returns the values of the headers that ms read from the
+// EnvHeaderValues returns the values of the headers that ms read from the
 // environment ({env: NAME}), through lookup, once each. A variable's name
 // need not look like a secret (MY_HEADER_VALUE) for its value to be one:
 // the CLI adds these to every scrubber of a run, the launched server's log
 // tail and stderr included, since a server may log the headers it gets.
 // Unset variables are skipped; the run itself reports them.
-func HeaderSecrets(ms []*workload.Manifest, lookup func(string) (string, bool)) []string {
+func EnvHeaderValues(ms []*workload.Manifest, lookup func(string) (string, bool)) []string {
 	if lookup == nil {
 		return nil
 	}

@@ -149,10 +149,10 @@ func TestMetricPercentilesRecorded(t *testing.T) {
 	}
 }
 
-// TestHeaderSecrets: the values of {env: NAME} headers, once each across
+// TestEnvHeaderValues: the values of {env: NAME} headers, once each across
 // workloads, whatever the variable's name; literal values and unset
 // variables are not among them.
-func TestHeaderSecrets(t *testing.T) {
+func TestEnvHeaderValues(t *testing.T) {
 	env := map[string]string{"MY_HEADER_VALUE": "v-one-123", "TENANT_KEY": "v-two-456", "EMPTY": ""}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	a, b := manifest(1, 1, 0, 1), manifest(1, 1, 0, 1)
@@ -168,7 +168,7 @@ func TestHeaderSecrets(t *testing.T) {
 		{"no headers", []*workload.Manifest{manifest(1, 1, 0, 1)}, lookup, nil},
 		{"no lookup", []*workload.Manifest{a}, nil, nil},
 	} {
-		if got := HeaderSecrets(tc.ms, tc.lookup); !slices.Equal(got, tc.want) {
+		if got := EnvHeaderValues(tc.ms, tc.lookup); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
