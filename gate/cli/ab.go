@@ -154,13 +154,14 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 	if err != nil {
 		return err
 	}
+	protectHeaders(s, p.ms)
 	release, err := outputDir("ab: --output", p.cfg.Output, "a", "b")
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	defer release()
 	lc := loadgen.Config{
-		APIKey: runAPIKey(), Scrubber: serveScrubber(), Warmups: o.warmups, CacheSalt: true,
+		APIKey: runAPIKey(), Scrubber: serveScrubber(s), Warmups: o.warmups, CacheSalt: true,
 		Progress: s.Err, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progress, Limits: o.limits,
 		ReadyTimeout: p.cfg.Server.ReadyTimeout, Grace: o.grace, ToolVersion: Version,
 		LookupEnv: os.LookupEnv, // workload headers written {env: NAME}

@@ -137,6 +137,7 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibr
 		if ms, notes, err = calibrateWorkloads(cfg); err != nil {
 			return err
 		}
+		protectHeaders(s, ms)
 		// Both destinations are checked before the first start: a
 		// calibration that measured for an hour and then could not write
 		// loses the hour.
@@ -234,7 +235,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 	}
 	launch.Engine = eng
 	env, _ := server.ParseEnv(cfg.Server.Env) // serveRun reports a bad entry
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
+	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s)}
 	k := cfg.Calibrate.Restarts
 	var sessions []map[string]*result.Result
 	for i := 1; i <= k; i++ {
@@ -249,7 +250,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 		var lastPath string
 		err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
 			lc := loadgen.Config{
-				URL: info.URL, Engine: eng, APIKey: runAPIKey(), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
+				URL: info.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(s), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
 				ToolVersion: Version, Hooks: serveHooks(info.URL), Limits: lim, LookupEnv: os.LookupEnv,
 			}
 			for _, m := range ms {

@@ -180,6 +180,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		}
 	}
 
+	protectHeaders(s, manifests)
 	serving := gateServing(manifests)
 	if o.from == "" {
 		if len(manifests) == 0 {
@@ -257,7 +258,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 			return nil, err
 		}
 		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ProgressInterval: gc.progress, ToolVersion: Version, Warmups: -1,
+			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(s), Progress: s.Err, ProgressInterval: gc.progress, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 			LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
 			Limits:    gc.limits,
@@ -276,7 +277,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		opts.MaxTrials = cfg.Trials.Max
 	}
 	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
+	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s)}
 	trials := gateTrials{kinds, fp}
 	if err := gatePreflight(ctx, trials, ms, baselines, p); err != nil {
 		return nil, err

@@ -120,6 +120,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if len(ms) == 0 {
 		return exitf(ExitInvalid, "run: no workload cells to run")
 	}
+	protectHeaders(s, ms)
 	argv, _ := config.SplitArgv(o.serverCmd) // runLaunched reports a bad one
 	eng, err := serveEngine(o.engine, "run: --engine", argv)
 	if err != nil {
@@ -137,7 +138,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	cfg := loadgen.Config{
 		URL:               o.url,
 		APIKey:            runAPIKey(),
-		Scrubber:          serveScrubber(),
+		Scrubber:          serveScrubber(s),
 		Warmups:           o.warmups,
 		ResetPrefixCache:  o.resetPrefix,
 		Engine:            eng,
@@ -155,7 +156,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if _, err := loadgen.New(cfg); err != nil && o.url != "" {
 		return exitf(ExitInvalid, "run: --url: %w", err)
 	}
-	fp := &serveFingerprint{}
+	fp := &serveFingerprint{scrub: headerScrubber(s)}
 	var last *result.Result // the cell being run, for a launched server's log tail
 	cells := func(ctx context.Context, cfg loadgen.Config) error {
 		cfg.Hooks = serveHooks(cfg.URL)
@@ -231,8 +232,12 @@ func runAPIKey() string { return config.APIKey(os.Getenv) }
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).
 func runIsTerminal(w io.Writer) bool {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
-		w = u.Unwrap() // Main's scrubbing writer
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap() // Main's scrubbing writer, protectHeaders'
 	}
 	f, ok := w.(*os.File)
 	if !ok {
