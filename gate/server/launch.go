@@ -251,6 +251,7 @@ func (p *Process) stop(grace time.Duration) error {
 	}
 	var errs []error
 	if p.file != nil {
+		p.log.flush()
 		if err := p.file.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("server.log: %w", err))
 		}

@@ -10,13 +10,18 @@ import (
 	"github.com/perfgate/perfgate/gate/redact"
 )
 
-// logBuffer receives the server's stdout and stderr: it copies every byte
-// to an optional log file, keeps the last max bytes for error reports, and
-// watches complete lines for the address the server announces.
+// logBuffer receives the server's stdout and stderr: it copies every line,
+// scrubbed, to an optional log file, keeps the last max bytes for error
+// reports, and watches complete lines for the address the server
+// announces.
 type logBuffer struct {
 	mu      sync.Mutex
 	file    io.Writer // nil: no log file
 	fileErr error
+	// pending is the unterminated end of what the file has not received:
+	// the file gets whole lines, so a secret split between two writes of
+	// the server is scrubbed whole.
+	pending []byte
 	tail    []byte
 	max     int
 	partial []byte // the current, unterminated line (for address discovery)
@@ -51,7 +56,14 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 	if b.file != nil && b.fileErr == nil {
 		// A full disk must not kill the server through a broken pipe: keep
 		// the tail and report the log error at Stop.
-		_, b.fileErr = b.file.Write(p)
+		b.pending = append(b.pending, p...)
+		if i := bytes.LastIndexByte(b.pending, '\n'); i >= 0 || len(b.pending) > b.max {
+			if i < 0 {
+				i = len(b.pending) - 1 // a line this long is written in pieces
+			}
+			_, b.fileErr = io.WriteString(b.file, b.scrub.String(string(b.pending[:i+1])))
+			b.pending = append(b.pending[:0], b.pending[i+1:]...)
+		}
 	}
 	b.tail = append(b.tail, p...)
 	if len(b.tail) > 2*b.max {
@@ -80,10 +92,21 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// flush writes the unterminated last line to the log file, when the
+// server is gone.
+func (b *logBuffer) flush() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.file != nil && b.fileErr == nil && len(b.pending) > 0 {
+		_, b.fileErr = io.WriteString(b.file, b.scrub.String(string(b.pending)))
+	}
+	b.pending = nil
+}
+
 // Tail returns the last n lines of the log with known secrets replaced.
-// Scrubbing happens here, on the way out, and not in Write: the log file
-// is the operator's own copy (server.log), and a secret split between two
-// writes is whole again in the tail.
+// The tail is scrubbed on the way out, where a secret split between two
+// writes is whole again; the log file is scrubbed line by line (server.log
+// may sit in the output directory, which the Action uploads).
 func (b *logBuffer) Tail(n int) string {
 	b.mu.Lock()
 	t := b.tail
