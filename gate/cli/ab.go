@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"time"
 
@@ -128,8 +127,7 @@ never pass), 4 inconclusive with --fail-on-inconclusive. See docs/ab.md.`,
 	f.Lookup("comment").NoOptDefVal = string(config.CommentAlways)
 	f.Bool("fail-on-inconclusive", false, "exit 4 when the verdict is inconclusive (otherwise 0 with a warning)")
 	f.IntVar(&o.warmups, "warmups", -1, "warmup requests before each trial (-1: the workload's)")
-	f.Float64Var(&o.limits.FailureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
-	f.Float64Var(&o.limits.DispatchLagMs, "max-dispatch-lag-ms", metrics.DefaultLimits.DispatchLagMs, "a trial whose client dispatch lag p99 exceeds this is invalid (client saturated)")
+	limitFlags(f, &o.limits)
 	f.DurationVar(&o.grace, "grace", loadgen.DefaultGrace, "after Ctrl-C, how long in-flight requests may finish")
 	f.DurationVar(&o.progress, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines when stderr is not a terminal")
 	f.StringVar(&o.artifact, "artifact", "", "inside GitHub Actions, the artifact the output directory is uploaded as (the Action sets it)")
@@ -156,13 +154,14 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 	if err != nil {
 		return err
 	}
+	protectHeaders(s, p.ms)
 	release, err := outputDir("ab: --output", p.cfg.Output, "a", "b")
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	defer release()
 	lc := loadgen.Config{
-		APIKey: runAPIKey(), Scrubber: serveScrubber(), Warmups: o.warmups, CacheSalt: true,
+		APIKey: runAPIKey(), Scrubber: serveScrubber(s), Warmups: o.warmups, CacheSalt: true,
 		Progress: s.Err, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progress, Limits: o.limits,
 		ReadyTimeout: p.cfg.Server.ReadyTimeout, Grace: o.grace, ToolVersion: Version,
 		LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
@@ -202,10 +201,8 @@ func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
 	switch {
 	case o.warmups < -1:
 		return nil, exitf(ExitInvalid, "ab: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)
-	case !(o.limits.FailureShare > 0 && o.limits.FailureShare <= 1):
-		return nil, exitf(ExitInvalid, "ab: --max-failure-share %v: must be a share above 0 and at most 1", o.limits.FailureShare)
-	case !(o.limits.DispatchLagMs > 0) || math.IsInf(o.limits.DispatchLagMs, 0):
-		return nil, exitf(ExitInvalid, "ab: --max-dispatch-lag-ms %v: must be a positive number of milliseconds", o.limits.DispatchLagMs)
+	case checkLimits("ab", o.limits) != nil:
+		return nil, checkLimits("ab", o.limits)
 	case o.grace <= 0 || o.progress <= 0:
 		return nil, exitf(ExitInvalid, "ab: --grace and --progress-interval must be positive")
 	case len(p.cfg.Workloads) == 0:

@@ -69,7 +69,7 @@ func newABExperiment(s *Streams, ms []*workload.Manifest, arms [2]abArm, blockTr
 	for i, a := range arms {
 		x.results[i] = make([]*result.Result, len(ms))
 		env, _ := server.ParseEnv(a.env) // abArms checked it
-		x.fps[i] = &serveFingerprint{argv: a.command, env: env}
+		x.fps[i] = &serveFingerprint{argv: a.command, env: env, scrub: headerScrubber(s)}
 		switch {
 		case gateServing(ms) && a.resident():
 			cfg := lc

@@ -92,8 +92,7 @@ session a disturbed machine spoiled. See docs/calibrate.md.`,
 	f.Int("gate-trials", 0, "the gate's trials per arm the predictions are for (default: the configuration's trials.min, else each workload file's)")
 	f.Float64("alpha", 0, "the gate's family-wise false-regression rate the predictions are for")
 	f.StringVar(&from, "from", "", "fit the sessions in DIR/session-NN/ of an earlier calibration again, without running")
-	f.Float64Var(&lim.FailureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
-	f.Float64Var(&lim.DispatchLagMs, "max-dispatch-lag-ms", metrics.DefaultLimits.DispatchLagMs, "a trial whose client dispatch lag p99 exceeds this is invalid (client saturated)")
+	limitFlags(f, &lim)
 	return cmd
 }
 
@@ -106,6 +105,9 @@ type calibrateOptions struct {
 // calibrateMain loads the configuration, runs the sessions (or reads
 // them, --from), then fits, writes and prints.
 func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibrateOptions) error {
+	if err := checkLimits("calibrate", o.limits); err != nil {
+		return err
+	}
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: calibrateFlagKeys})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
@@ -135,6 +137,7 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibr
 		if ms, notes, err = calibrateWorkloads(cfg); err != nil {
 			return err
 		}
+		protectHeaders(s, ms)
 		// Both destinations are checked before the first start: a
 		// calibration that measured for an hour and then could not write
 		// loses the hour.
@@ -232,7 +235,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 	}
 	launch.Engine = eng
 	env, _ := server.ParseEnv(cfg.Server.Env) // serveRun reports a bad entry
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
+	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s)}
 	k := cfg.Calibrate.Restarts
 	var sessions []map[string]*result.Result
 	for i := 1; i <= k; i++ {
@@ -247,7 +250,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 		var lastPath string
 		err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
 			lc := loadgen.Config{
-				URL: info.URL, Engine: eng, APIKey: runAPIKey(), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
+				URL: info.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(s), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
 				ToolVersion: Version, Hooks: serveHooks(info.URL), Limits: lim, LookupEnv: os.LookupEnv,
 			}
 			for _, m := range ms {

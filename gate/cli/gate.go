@@ -54,6 +54,7 @@ type gateOptions struct {
 	allowMissing  bool
 	allowMismatch bool
 	progress      time.Duration
+	limits        metrics.Limits
 	artifact      string
 	// mergeBase and allowBaselineChange: see gate_history.go.
 	mergeBase           string
@@ -115,6 +116,7 @@ already on disk (a merged shard directory).`,
 	f.BoolVar(&o.allowMissing, "allow-missing", false, "compare what can be compared when a workload has no baseline, instead of failing (exit 2)")
 	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare even when fingerprint keys that must match (GPU, model) differ")
 	f.DurationVar(&o.progress, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines during a trial")
+	limitFlags(f, &o.limits)
 	f.StringVar(&o.artifact, "artifact", "", "inside GitHub Actions, the artifact the output directory is uploaded as (the Action sets it): the report links it on the run page")
 	f.StringVar(&o.mergeBase, "merge-base", "", "commit the change branched from: judge against its history entry (default $PERFGATE_MERGE_BASE, or git merge-base with origin/$GITHUB_BASE_REF)")
 	f.BoolVar(&o.allowBaselineChange, "allow-baseline-change", false, "accept baselines re-recorded inside the pull request")
@@ -132,6 +134,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
 	}
 	cfg := l.Config
+	if err := checkLimits("gate", o.limits); err != nil {
+		return err
+	}
 	if o.progress <= 0 {
 		return exitf(ExitInvalid, "gate: --progress-interval %v: must be positive", o.progress)
 	}
@@ -175,6 +180,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		}
 	}
 
+	protectHeaders(s, manifests)
 	serving := gateServing(manifests)
 	if o.from == "" {
 		if len(manifests) == 0 {
@@ -199,9 +205,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
 	case serving && len(cfg.Server.Command) > 0:
-		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, o.progress, &failed)
+		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, gateClient{o.progress, o.limits}, &failed)
 	default:
-		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l, o.progress)
+		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l, gateClient{o.progress, o.limits})
 	}
 	if err != nil {
 		return err
@@ -231,19 +237,18 @@ func gateServing(ms []*workload.Manifest) bool {
 	return false
 }
 
-// gateLimits are the trial validity limits of perfgate gate, which has no
-// flags for them (run, calibrate and ab do): the defaults. A variable so
-// that the end-to-end tests, whose client shares a loaded 2-core machine
-// and one race-instrumented process with the simulator, can raise the
-// dispatch-lag limit explicitly, as they do with run's
-// --max-dispatch-lag-ms.
-var gateLimits = metrics.DefaultLimits
+// gateClient is how gate's load generator reports and judges trials: the
+// progress period and the trial validity limits of its flags.
+type gateClient struct {
+	progress time.Duration
+	limits   metrics.Limits
+}
 
 // gateRun runs the manifests: serving ones against the configured server,
 // scraping its /metrics around every trial and sending the API key
 // (PERFGATE_API_KEY, then OPENAI_API_KEY); kind: command ones through
 // their command, with its output files under <output>/commands/.
-func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, progress time.Duration) (*pipeline.Outcome, error) {
+func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, gc gateClient) (*pipeline.Outcome, error) {
 	kinds := pipeline.ByKind{Command: &command.Trials{
 		Dir: filepath.Join(cfg.Output, "commands"), BaseEnv: os.Environ(), ToolVersion: Version,
 	}}
@@ -253,10 +258,10 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 			return nil, err
 		}
 		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(), Progress: s.Err, ProgressInterval: progress, ToolVersion: Version, Warmups: -1,
+			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(s), Progress: s.Err, ProgressInterval: gc.progress, ToolVersion: Version, Warmups: -1,
 			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
 			LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
-			Limits:    gateLimits,
+			Limits:    gc.limits,
 		})
 		if err != nil {
 			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
@@ -272,7 +277,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		opts.MaxTrials = cfg.Trials.Max
 	}
 	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env}
+	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s)}
 	trials := gateTrials{kinds, fp}
 	if err := gatePreflight(ctx, trials, ms, baselines, p); err != nil {
 		return nil, err
@@ -289,7 +294,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 // process it spawned. A server that dies or stops answering during the run
 // makes the run fail (exit 3): *failed then describes it (serveFailure, as
 // for `perfgate run`) for stderr, the results and the report.
-func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, progress time.Duration, failed **server.Failure) (*pipeline.Outcome, error) {
+func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, gc gateClient, failed **server.Failure) (*pipeline.Outcome, error) {
 	launch := serveLaunch{
 		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
 		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
@@ -303,7 +308,7 @@ func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*
 		run := cfg
 		run.Server.URL = info.URL
 		var err error
-		out, err = gateRun(ctx, s, run, ms, baselines, p, l, progress)
+		out, err = gateRun(ctx, s, run, ms, baselines, p, l, gc)
 		return err
 	})
 	if err == nil {

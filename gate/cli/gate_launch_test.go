@@ -85,6 +85,18 @@ func gateServeSim() int {
 			next.ServeHTTP(w, r)
 		})
 	}
+	// CLI_TEST_SIM_LOG_HEADER=NAME: log the value of request header NAME
+	// of every completion request, as a server debugging its gateway does.
+	if name := os.Getenv("CLI_TEST_SIM_LOG_HEADER"); name != "" {
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/completions" {
+				// Not "Name: value": redact.Text hides that shape by itself.
+				fmt.Printf("routing the request by %s\n", r.Header.Get(name))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 	// CLI_TEST_SIM_API_KEY=k: guard /v1/ the way `vllm serve --api-key k`
 	// does (/health and /metrics stay open).
 	if key := os.Getenv("CLI_TEST_SIM_API_KEY"); key != "" {

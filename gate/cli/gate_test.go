@@ -44,7 +44,6 @@ func newGateTest(t *testing.T) *gateTest {
 	old := gateGetenv
 	gateGetenv = func(k string) string { return g.env[k] }
 	t.Cleanup(func() { gateGetenv = old })
-	laxGateLimits(t)
 
 	// First run: no baselines yet, so every workload is missing one (exit 2).
 	code, out, errOut := g.gate("base", "--baselines", filepath.Join(g.dir, "none"))
@@ -63,19 +62,14 @@ func newGateTest(t *testing.T) *gateTest {
 	return g
 }
 
-// laxGateLimits raises perfgate gate's dispatch-lag limit for the rest
-// of the test, as runLax does for run: the client shares one
-// race-instrumented process and a loaded 2-core machine with the
-// simulator, where a goroutine now and then waits 10-20 ms for a CPU
-// before its POST (seen: trials invalid at p99 12-17 ms > 10 ms), and two
-// such trials of six make a cell invalid (more than 25 % of the arm).
-// These tests are about the verdict, not about a saturated client.
-func laxGateLimits(t *testing.T) {
-	t.Helper()
-	old := gateLimits
-	gateLimits.DispatchLagMs = 1000
-	t.Cleanup(func() { gateLimits = old })
-}
+// laxLag is the dispatch-lag limit of the end-to-end gate runs, as runLax
+// does for run: the client shares one race-instrumented process and a
+// loaded 2-core machine with the simulator, where a goroutine now and then
+// waits 10-20 ms for a CPU before its POST (seen: trials invalid at p99
+// 12-17 ms > 10 ms), and two such trials of six make a cell invalid (more
+// than 25 % of the arm). These tests are about the verdict, not about a
+// saturated client.
+var laxLag = []string{"--max-dispatch-lag-ms", "1000"}
 
 // gateSimConfig is the "fast" preset with 5 ms decode steps: Go timers
 // wake about a millisecond late on a loaded machine, which is noise of 20 %
@@ -97,6 +91,7 @@ func gateSimConfig(t *testing.T) sim.Config {
 func (g *gateTest) gate(out string, extra ...string) (ExitCode, string, string) {
 	args := []string{"gate", "--config", "testdata/gate/perfgate.yaml", "--url", g.url,
 		"--baselines", g.baselines, "-o", filepath.Join(g.dir, out)}
+	args = append(args, laxLag...)
 	for _, w := range gateWorkloads {
 		args = append(args, "--workloads", w)
 	}

@@ -84,3 +84,61 @@ func TestConfigShowsLookAlikes(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchedServerLeaksNoHeaderSecret: a workload header read from the
+// environment under an innocent name (MY_HEADER_VALUE, which
+// redact.ForProcess does not take for a secret) reaches a launched server
+// that logs it and then crashes, under run and gate. The value is in the
+// operator's own server.log (so the header was sent), and in no output
+// file, stdout or stderr: the log tail, the crash message, the reports and
+// the fingerprint all know it.
+func TestLaunchedServerLeaksNoHeaderSecret(t *testing.T) {
+	serverCmd := runServerCmd(t) // skips under -short
+	const value = "hdr-value-7d3e91c0b2"
+	t.Setenv("MY_HEADER_VALUE", value)
+	t.Setenv("CLI_TEST_SERVE_SIM", "1")
+	t.Setenv("CLI_TEST_SIM_DIE_AFTER", "25")
+	t.Setenv("CLI_TEST_SIM_LOG_HEADER", "X-Api-Token")
+	wl := filepath.Join(t.TempDir(), "hdr.yaml")
+	yaml := "name: hdr\napi: completions\ndataset: {kind: random, input_tokens: 32, output_tokens: 8, seed: 11}\n" +
+		"load: {requests: 16, concurrency: 4, rate: inf}\nsampling: {temperature: 0, ignore_eos: true}\n" +
+		"warmups: 1\ntrials: {min: 3, max: 3}\ntimeout: 30s\nheaders:\n  X-Api-Token: {env: MY_HEADER_VALUE}\n"
+	if err := os.WriteFile(wl, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"run", "gate"} {
+		t.Run(command, func(t *testing.T) {
+			dir, logDir := t.TempDir(), t.TempDir()
+			serverLog := filepath.Join(logDir, "server.log")
+			args := append([]string{"-w", wl, "-o", dir, "--trials", "3", "--grace", "2s", "--server-log", serverLog}, runLax...)
+			if command == "gate" {
+				t.Setenv("PERFGATE_SERVER_LOG", serverLog) // gate has no flag for it
+				args = []string{"--workloads", wl, "-o", dir, "--trials", "3", "--max-trials", "3", "--baselines", filepath.Join(dir, "none")}
+			}
+			args = append(args, "--server-cmd", serverCmd)
+			var stdout, stderr bytes.Buffer
+			code := Main(context.Background(), append([]string{command}, args...), Streams{Out: &stdout, Err: &stderr})
+			if code != ExitRunFailed {
+				t.Fatalf("exit %v, want 3 (the server crashed)\nstderr:\n%s", code, stderr.String())
+			}
+			raw, err := os.ReadFile(serverLog)
+			if err != nil || !strings.Contains(string(raw), "routing the request by "+value) {
+				t.Fatalf("the server never logged the header (err %v):\n%s", err, raw)
+			}
+			recorded := stdout.String() + stderr.String()
+			if !strings.Contains(recorded, "routing the request by [redacted]") {
+				t.Errorf("the log tail on stderr lacks the scrubbed header line:\n%s", recorded)
+			}
+			filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					data, _ := os.ReadFile(path)
+					recorded += string(data)
+				}
+				return nil
+			})
+			if strings.Contains(recorded, value) {
+				t.Errorf("the header value was recorded (stdout, stderr or %s):\n%s", dir, recorded)
+			}
+		})
+	}
+}

@@ -24,6 +24,8 @@ type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// secrets are the workloads' header values (protectHeaders).
+	secrets []string
 }
 
 // commands holds the constructors of the subcommands. Each command's file

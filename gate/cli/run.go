@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,8 +35,7 @@ type runOptions struct {
 	resetPrefix    bool
 	cacheSalt      bool
 	noContinuous   bool
-	failureShare   float64
-	dispatchLagMs  float64
+	limits         metrics.Limits
 	readyTimeout   time.Duration
 	grace          time.Duration
 	progressPeriod time.Duration
@@ -72,8 +70,7 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.BoolVar(&o.resetPrefix, "reset-prefix-cache", false, "drop the server's prefix cache before each trial (vLLM /reset_prefix_cache in dev mode, SGLang /flush_cache)")
 	f.BoolVar(&o.cacheSalt, "cache-salt", true, "send a per-trial cache_salt so trials do not share cached prefixes")
 	f.BoolVar(&o.noContinuous, "no-continuous-usage", false, "do not ask for continuous_usage_stats (servers that reject it)")
-	f.Float64Var(&o.failureShare, "max-failure-share", metrics.DefaultLimits.FailureShare, "a trial with a larger share of failed requests is invalid")
-	f.Float64Var(&o.dispatchLagMs, "max-dispatch-lag-ms", metrics.DefaultLimits.DispatchLagMs, "a trial whose client dispatch lag p99 exceeds this is invalid (client saturated)")
+	limitFlags(f, &o.limits)
 	f.DurationVar(&o.readyTimeout, "ready-timeout", loadgen.DefaultReadyTimeout, "how long to wait for the server to become ready (with --server-cmd: 10m unless set)")
 	f.StringVar(&o.serverCmd, "server-cmd", "", "command that launches the server for the run (no shell); its URL comes from its log, else --url")
 	f.StringArrayVar(&o.serverEnv, "server-env", nil, "NAME=value added to the launched server's environment (repeatable)")
@@ -86,6 +83,9 @@ lets in-flight requests finish for --grace, writes the partial result
 }
 
 func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
+	if err := checkLimits("run", o.limits); err != nil {
+		return err
+	}
 	switch {
 	case len(o.workloads) == 0:
 		return exitf(ExitInvalid, "run: -w FILE|DIR is required")
@@ -97,10 +97,6 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "run: --gpus %d: must be >= 0", o.gpus)
 	case o.warmups < -1:
 		return exitf(ExitInvalid, "run: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)
-	case !(o.failureShare > 0 && o.failureShare <= 1):
-		return exitf(ExitInvalid, "run: --max-failure-share %v: must be a share above 0 and at most 1 (0.01 = 1 %%)", o.failureShare)
-	case !(o.dispatchLagMs > 0) || math.IsInf(o.dispatchLagMs, 0):
-		return exitf(ExitInvalid, "run: --max-dispatch-lag-ms %v: must be a positive number of milliseconds", o.dispatchLagMs)
 	case o.grace <= 0:
 		return exitf(ExitInvalid, "run: --grace %v: must be positive (how long in-flight requests may finish after Ctrl-C)", o.grace)
 	case o.progressPeriod <= 0:
@@ -124,6 +120,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if len(ms) == 0 {
 		return exitf(ExitInvalid, "run: no workload cells to run")
 	}
+	protectHeaders(s, ms)
 	argv, _ := config.SplitArgv(o.serverCmd) // runLaunched reports a bad one
 	eng, err := serveEngine(o.engine, "run: --engine", argv)
 	if err != nil {
@@ -141,7 +138,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	cfg := loadgen.Config{
 		URL:               o.url,
 		APIKey:            runAPIKey(),
-		Scrubber:          serveScrubber(),
+		Scrubber:          serveScrubber(s),
 		Warmups:           o.warmups,
 		ResetPrefixCache:  o.resetPrefix,
 		Engine:            eng,
@@ -150,7 +147,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		Progress:          s.Err,
 		Terminal:          runIsTerminal(s.Err),
 		ProgressInterval:  o.progressPeriod,
-		Limits:            metrics.Limits{FailureShare: o.failureShare, DispatchLagMs: o.dispatchLagMs},
+		Limits:            o.limits,
 		ReadyTimeout:      o.readyTimeout,
 		Grace:             o.grace,
 		ToolVersion:       Version,
@@ -159,7 +156,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if _, err := loadgen.New(cfg); err != nil && o.url != "" {
 		return exitf(ExitInvalid, "run: --url: %w", err)
 	}
-	fp := &serveFingerprint{}
+	fp := &serveFingerprint{scrub: headerScrubber(s)}
 	var last *result.Result // the cell being run, for a launched server's log tail
 	cells := func(ctx context.Context, cfg loadgen.Config) error {
 		cfg.Hooks = serveHooks(cfg.URL)
@@ -235,8 +232,12 @@ func runAPIKey() string { return config.APIKey(os.Getenv) }
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).
 func runIsTerminal(w io.Writer) bool {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
-		w = u.Unwrap() // Main's scrubbing writer
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap() // Main's scrubbing writer, protectHeaders'
 	}
 	f, ok := w.(*os.File)
 	if !ok {

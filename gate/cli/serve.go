@@ -81,12 +81,6 @@ func serveGPUs(configured int, argv []string) int {
 	return 0
 }
 
-// serveScrubber knows the secret values of perfgate's environment
-// (GITHUB_TOKEN, HF_TOKEN, the API key, ...), for error bodies of a server
-// that echoes them: those go into result files, where Main's scrubbing of
-// stdout and stderr does not reach.
-func serveScrubber() *redact.Scrubber { return redact.ForProcess(os.Environ(), nil) }
-
 // serveLaunch says how to start the candidate server (server.* settings
 // or run's --server-* flags).
 type serveLaunch struct {
@@ -116,7 +110,7 @@ func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx contex
 	}
 	sc := server.Config{
 		Command: l.Command, Env: env, BaseEnv: os.Environ(), Workdir: l.Workdir,
-		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log, APIKey: runAPIKey(), Hints: s.Err, Engine: l.Engine,
+		URL: l.URL, ReadyTimeout: l.ReadyTimeout, Log: l.Log, APIKey: runAPIKey(), Secrets: s.secrets, Hints: s.Err, Engine: l.Engine,
 	}
 	fmt.Fprintf(s.Err, "starting the server: %s\n", fingerprint.JoinArgv(redact.Argv(l.Command)))
 	return server.Supervise(ctx, sc, nil, fn)
@@ -125,11 +119,13 @@ func serveRun(ctx context.Context, s *Streams, l serveLaunch, fn func(ctx contex
 // serveFingerprint collects the environment fingerprint once per run (per
 // server version and model, which differ between serving and command
 // cells) and hands each result its own copy. argv and env describe the
-// server when perfgate launched it.
+// server when perfgate launched it; scrub, when set, hides the workloads'
+// header values (headerScrubber) in every entry.
 type serveFingerprint struct {
-	argv []string
-	env  map[string]string
-	fp   map[string]map[string]string
+	argv  []string
+	env   map[string]string
+	fp    map[string]map[string]string
+	scrub *redact.Scrubber
 }
 
 func (g *serveFingerprint) get(srv result.Server) map[string]string {
@@ -146,6 +142,9 @@ func (g *serveFingerprint) get(srv result.Server) map[string]string {
 	}
 	cp := make(map[string]string, len(fp))
 	for k, v := range fp {
+		if g.scrub != nil {
+			v = g.scrub.String(v)
+		}
 		cp[k] = v
 	}
 	return cp

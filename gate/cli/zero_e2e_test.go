@@ -29,14 +29,14 @@ func TestGateGoodputFallsToZero(t *testing.T) {
 	old := gateGetenv
 	gateGetenv = func(string) string { return "" } // not inside GitHub Actions
 	t.Cleanup(func() { gateGetenv = old })
-	laxGateLimits(t) // one invalid trial of three is more than the 25 % an arm may have
 	t.Setenv("PERFGATE_POLICY_GATED", "request_goodput,tpot_ms.p50")
 	dir := t.TempDir()
 	baselines := filepath.Join(dir, "baselines")
 	gate := func(out string) (ExitCode, string, string) {
 		var stdout, stderr bytes.Buffer
 		code := Main(context.Background(), []string{"gate", "--config", "testdata/gate/perfgate.yaml", "--url", ts.URL,
-			"--baselines", baselines, "-o", filepath.Join(dir, out), "--workloads", "testdata/gate/slo.yaml"},
+			"--baselines", baselines, "-o", filepath.Join(dir, out), "--workloads", "testdata/gate/slo.yaml",
+			laxLag[0], laxLag[1]}, // one invalid trial of three is more than the 25 % an arm may have
 			Streams{Out: &stdout, Err: &stderr})
 		return code, stdout.String(), stderr.String()
 	}

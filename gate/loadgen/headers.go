@@ -85,3 +85,29 @@ func (r *Runner) probeClient(hc *http.Client, m *workload.Manifest) (*http.Clien
 	out.Transport = headerTransport{base: base, h: h}
 	return &out, secrets, nil
 }
+
+// EnvHeaderValues returns the values of the headers that ms read from the
+// environment ({env: NAME}), through lookup, once each. A variable's name
+// need not look like a secret (MY_HEADER_VALUE) for its value to be one:
+// the CLI adds these to every scrubber of a run, the launched server's log
+// tail and stderr included, since a server may log the headers it gets.
+// Unset variables are skipped; the run itself reports them.
+func EnvHeaderValues(ms []*workload.Manifest, lookup func(string) (string, bool)) []string {
+	if lookup == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		for _, hd := range m.Headers {
+			if hd.Env == "" || seen[hd.Env] {
+				continue
+			}
+			seen[hd.Env] = true
+			if v, ok := lookup(hd.Env); ok && v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -145,5 +146,30 @@ func TestMetricPercentilesRecorded(t *testing.T) {
 	}
 	if _, ok := v["ttft_ms.p10"]; ok {
 		t.Error("p10 recorded without being asked for")
+	}
+}
+
+// TestEnvHeaderValues: the values of {env: NAME} headers, once each across
+// workloads, whatever the variable's name; literal values and unset
+// variables are not among them.
+func TestEnvHeaderValues(t *testing.T) {
+	env := map[string]string{"MY_HEADER_VALUE": "v-one-123", "TENANT_KEY": "v-two-456", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	a, b := manifest(1, 1, 0, 1), manifest(1, 1, 0, 1)
+	a.Headers = []workload.Header{{Name: "X-Route", Value: "canary"}, {Name: "X-Api-Token", Env: "MY_HEADER_VALUE"}, {Name: "X-Gone", Env: "UNSET_VAR"}}
+	b.Headers = []workload.Header{{Name: "X-Again", Env: "MY_HEADER_VALUE"}, {Name: "X-Tenant", Env: "TENANT_KEY"}, {Name: "X-Empty", Env: "EMPTY"}}
+	for _, tc := range []struct {
+		name   string
+		ms     []*workload.Manifest
+		lookup func(string) (string, bool)
+		want   []string
+	}{
+		{"both", []*workload.Manifest{a, b}, lookup, []string{"v-one-123", "v-two-456"}},
+		{"no headers", []*workload.Manifest{manifest(1, 1, 0, 1)}, lookup, nil},
+		{"no lookup", []*workload.Manifest{a}, nil, nil},
+	} {
+		if got := EnvHeaderValues(tc.ms, tc.lookup); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

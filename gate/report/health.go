@@ -190,3 +190,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// healthText is the terminal report's runner health: one line per
+// workload whose health, in either arm, is neither clean nor unsampled,
+// in healthVerdict's words (the markdown's collapsed summary line); ""
+// when there is nothing to say, so a clean run's report stays as it was.
+func healthText(d *Data) string {
+	var b strings.Builder
+	n := armsOf(d)
+	for _, wl := range d.Comparison.Workloads {
+		bh, bn := healths(d.Baselines[wl.Cell])
+		ch, cn := healths(d.Candidates[wl.Cell])
+		bv, cv := healthVerdict(bh, bn), healthVerdict(ch, cn)
+		if !healthFinding(bv) && !healthFinding(cv) {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "\nRunner health, %s -> %s:\n", strings.ToLower(n.base), strings.ToLower(n.cand))
+		}
+		fmt.Fprintf(&b, "  %s: %s -> %s\n", plain(Truncate(wl.Cell, 48)), bv, cv)
+	}
+	return b.String()
+}
+
+// healthFinding reports whether an arm's healthVerdict says something
+// went wrong.
+func healthFinding(verdict string) bool { return verdict != "clean" && verdict != "not sampled" }

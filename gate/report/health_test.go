@@ -63,6 +63,18 @@ func TestHealthBesideServerMetrics(t *testing.T) {
 	if n := visibleLines(md); n > VisibleLines {
 		t.Errorf("%d visible lines, budget %d", n, VisibleLines)
 	}
+	// The terminal report has the summary line, for this workload only.
+	var txt bytes.Buffer
+	if err := Text(&txt, d); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "health.txt", txt.Bytes())
+	if want := "  " + cell + ": clean -> GPU throttled in 3 of 6 trials"; !strings.Contains(txt.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, txt.String())
+	}
+	if got := strings.Count(txt.String(), "trials, GPU shared"); got != 1 {
+		t.Errorf("%d runner-health lines, want 1 (only the workload with findings)", got)
+	}
 	// The section is collapsed: one visible line whatever the table holds.
 	if got := visibleLines(healthContext(d, cell)); got != 1 {
 		t.Errorf("health context shows %d lines, want 1 (collapsed)", got)

@@ -12,7 +12,8 @@ import (
 // Text writes the terminal report: the headline first (so `| head -1`
 // answers "did it regress, where, by how much"), then an aligned table of
 // the gated cells (regressions first, as the comparison orders them), the
-// workloads not compared, and the numbered warnings. Strings from files
+// workloads whose runner health has findings, the workloads not compared,
+// and the numbered warnings. Strings from files
 // and servers have control characters removed so they cannot move the
 // cursor or recolour the terminal.
 func Text(w io.Writer, d *Data) error {
@@ -61,6 +62,7 @@ func Text(w io.Writer, d *Data) error {
 	}
 	tw.Flush()
 	b.WriteString(capacityText(d))
+	b.WriteString(healthText(d))
 	first := true
 	for _, wl := range c.Workloads {
 		if wl.Status == verdict.Compared {

@@ -51,6 +51,11 @@ type Config struct {
 	// health probes (vLLM started with --api-key guards /v1/models) and
 	// is scrubbed from the log tail.
 	APIKey string
+	// Secrets are further values the log tail hides: the values of
+	// workload request headers read from the environment, which a server
+	// that logs the headers it receives prints whatever their variable's
+	// name.
+	Secrets []string
 	// Hints, when set, receives a line every half minute while readiness
 	// is awaited, saying what perfgate waits for.
 	Hints io.Writer

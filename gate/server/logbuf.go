@@ -33,14 +33,16 @@ func newLogBuffer(file io.Writer, max int, scrub *redact.Scrubber) *logBuffer {
 // values of secret variables in its whole environment (BaseEnv holds
 // perfgate's own, GITHUB_TOKEN and ACTIONS_RUNTIME_TOKEN in CI, whether or
 // not they are passed on) and in server.env, and the values of secret
-// flags on its command line, and the API key of the probes. The tail is what results and stderr record,
-// so a server that logs its environment or arguments leaks none of them.
+// flags on its command line, the API key of the probes, and Secrets (the
+// workloads' header values). The tail is what results and stderr record,
+// so a server that logs its environment, arguments or request headers
+// leaks none of them.
 func scrubberFor(cfg Config) *redact.Scrubber {
 	env := append([]string(nil), cfg.BaseEnv...)
 	for k, v := range cfg.Env {
 		env = append(env, k+"="+v)
 	}
-	return redact.ForProcess(env, cfg.Command).With(cfg.APIKey)
+	return redact.ForProcess(env, cfg.Command).With(append([]string{cfg.APIKey}, cfg.Secrets...)...)
 }
 
 func (b *logBuffer) Write(p []byte) (int, error) {
