@@ -107,6 +107,7 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 			pb.Values = append(pb.Values, verdict.BlockValue{Block: i, Arm: strings.ToLower(order[i-1 : i]), Trials: len(x), Value: v})
 		}
 	}
+	dropped := dropOutlierBlocks(c, order, blocks, p)
 	signs := pairSigns(order)
 	var d, s []float64
 	var quadOf []int
@@ -123,7 +124,11 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 			if len(xa) > 0 {
 				empty, arm = ib, "B"
 			}
-			c.Warnings = append(c.Warnings, fmt.Sprintf("pair %d (blocks %d-%d) left out: block %d (arm %s) has no valid trial of %s", k+1, 2*k+1, 2*k+2, empty, arm, m.ID))
+			why := "has no valid trial of " + m.ID
+			if dropped[empty] {
+				why = "was left out as an outlier"
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("pair %d (blocks %d-%d) left out: block %d (arm %s) %s", k+1, 2*k+1, 2*k+2, empty, arm, why))
 			continue
 		}
 		ma, _ := verdict.MeanVar(xa)

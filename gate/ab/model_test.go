@@ -34,6 +34,10 @@ type world struct {
 	// Resident runs each arm on one server started once; otherwise every
 	// block restarts its arm's server.
 	Resident bool
+	// StallRuns is the chance that a run has one stalled trial (the
+	// machine paused it): the first trial of a block drawn from the
+	// default design's blocks, its TTFT statistics times StallTTFT.
+	StallRuns, StallTTFT float64
 }
 
 // realistic is the model's default runner: 30-second trials and a
@@ -103,12 +107,16 @@ type experiment struct {
 	serverS  float64 // server-seconds spent, starts included
 	ra, rb   *result.Result
 	sess     [2][2]float64 // resident sessions of A and B
+	stall    int           // the block whose first trial stalls; 0: none
 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func newExperiment(w world, r *rand.Rand, a, b arm, resident bool, m int, seed uint64) *experiment {
 	e := &experiment{w: w, r: r, a: a, b: b, resident: resident, m: m, seed: seed}
+	if w.StallRuns > 0 && r.Float64() < w.StallRuns {
+		e.stall = 1 + r.IntN(DefaultBlocks)
+	}
 	for i, name := range []string{"a", "b"} {
 		res := &result.Result{Schema: result.Schema, Workload: result.Workload{Name: "chat", Cell: "chat", Hash: "h1"},
 			Complete: true, Arm: name, AB: &result.AB{Seed: seed}}
@@ -148,6 +156,10 @@ func (e *experiment) run(order string) {
 		}
 		for j := 0; j < e.m; j++ {
 			v := e.w.trialValues(e.r, a, sp, sd, e.minutes+e.w.TrialS/120)
+			if idx == e.stall && j == 0 {
+				v["ttft_ms.p50"] *= e.w.StallTTFT
+				v["ttft_ms.p99"] *= e.w.StallTTFT
+			}
 			e.minutes += e.w.TrialS / 60
 			e.serverS += e.w.TrialS
 			res.Trials = append(res.Trials, result.Trial{Index: len(res.Trials) + 1, Valid: true, Block: idx, DurationS: e.w.TrialS, Completed: 100, Values: v})

@@ -11,14 +11,19 @@ import (
 
 // Outlier is a trial left out of one cell because its value is far
 // outside the other trials of its session: a noisy neighbour, a GC pause,
-// a throttled GPU. It stays in Arm.Values; the test does not use it.
+// a throttled GPU. It stays in Arm.Values; the test does not use it. In a
+// paired A/B cell (gate/ab) the rule screens each arm's block values, and
+// an Outlier is a block: Arm "a" or "b", Block set, Trial 0.
 type Outlier struct {
-	Arm string `json:"arm"` // "baseline" or "candidate"
+	Arm string `json:"arm"` // "baseline" or "candidate"; "a" or "b" in a paired cell
 	// Session is the 1-based baseline session of a several-session
 	// baseline; 0 otherwise.
-	Session int     `json:"session,omitempty"`
-	Trial   int     `json:"trial"`
-	Value   float64 `json:"value"`
+	Session int `json:"session,omitempty"`
+	// Block is the 1-based block of a paired A/B cell left out, Value the
+	// block's value; 0 otherwise.
+	Block int     `json:"block,omitempty"`
+	Trial int     `json:"trial"`
+	Value float64 `json:"value"`
 	// Score is the trial's distance from the mean of the session's other
 	// trials in units of their moderated standard deviation.
 	Score float64 `json:"score"`
@@ -50,19 +55,11 @@ func (pc *pendingCell) dropOutliers(pr varPrior, p *Policy) {
 		return
 	}
 	drop := func(arm string, session int, x []float64, idx []int) ([]float64, []int) {
-		n := len(x)
-		if n < minOutlierTrials {
+		k, r, pv, out := screen(x, pr, withinFloor(p, pc.cell.Absolute), p.OutlierAlpha)
+		if !out {
 			return x, idx
 		}
-		k := farthest(x)
 		others := withoutFarthest(x)
-		v, df := pr.posterior(variance(others)/trimBias(n), float64(n-2))
-		v = math.Max(v, withinFloor(p, pc.cell.Absolute))
-		r := math.Abs(x[k]-mean(others)) / math.Sqrt(v*(1+1/float64(n-1)))
-		pv := 2 * tSurvival(r, df)
-		if pv >= p.OutlierAlpha/float64(n) {
-			return x, idx
-		}
 		raw := x[k]
 		if !pc.cell.Absolute {
 			raw = math.Exp(raw)
@@ -95,6 +92,34 @@ func (pc *pendingCell) dropOutliers(pr varPrior, p *Policy) {
 	}
 	pc.xc, pc.ic = drop("candidate", 0, pc.xc, pc.ic)
 	pc.sumSquares()
+}
+
+// screen is the outlier rule of dropOutliers on one session's values x
+// (test scale): k is the value farthest from x's median, r its studentized
+// deleted residual against the others' variance (moderated by pr, never
+// below floor), pv its two-sided p-value; out is true when pv is below
+// alpha/n. With fewer than minOutlierTrials values nothing is out.
+func screen(x []float64, pr varPrior, floor, alpha float64) (k int, r, pv float64, out bool) {
+	n := len(x)
+	if n < minOutlierTrials || alpha <= 0 {
+		return 0, 0, 1, false
+	}
+	k = farthest(x)
+	others := withoutFarthest(x)
+	v, df := pr.posterior(variance(others)/trimBias(n), float64(n-2))
+	v = math.Max(v, floor)
+	r = math.Abs(x[k]-mean(others)) / math.Sqrt(v*(1+1/float64(n-1)))
+	pv = 2 * tSurvival(r, df)
+	return k, r, pv, pv < alpha/float64(n)
+}
+
+// Screen is the outlier-trial rule (dropOutliers) without a prior, for
+// values that have none to borrow from: a paired A/B cell screens each
+// arm's block values with it (gate/ab). x is on the test scale (logs for
+// relative metrics), floor a variance on that scale; see screen for k, r,
+// pv and out.
+func Screen(x []float64, floor, alpha float64) (k int, r, pv float64, out bool) {
+	return screen(x, varPrior{}, floor, alpha)
 }
 
 // farthest is the index of x's value farthest from its median.

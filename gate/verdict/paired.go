@@ -82,7 +82,8 @@ type PairedCell struct {
 	Values []BlockValue `json:"values"`
 	// Pairs is each kept pair's B vs A change on the report's scale
 	// (percent, or points for absolute metrics), natural sign; Lost the
-	// 1-based pairs left out because a block had no valid trial.
+	// 1-based pairs left out because a block had no valid trial or was
+	// left out as an outlier (Cell.Outliers).
 	Pairs []float64 `json:"pairs"`
 	Lost  []int     `json:"lost,omitempty"`
 	// Drift is the estimated drift term per pair on the report's scale:
