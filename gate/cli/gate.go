@@ -222,7 +222,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 	atRate, _ := pipeline.WithBaselineRate(baselines, out.Results)
 	gateAttachBaselines(paths.data, atRate)
-	gateAttachHistory(paths.data, cfg.Baselines, cfg.Profile, s.Err)
+	hist.trend(paths.data)
 	return gateFinish(ctx, s, cfg, out, paths)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
@@ -24,6 +25,12 @@ type gateHistory struct {
 	cells    map[string]*history.Cell
 	ref      history.Reference
 	warnings []string
+}
+
+// trend gives the report each compared cell's trend from the history the
+// verdict already read.
+func (g *gateHistory) trend(d *report.Data) {
+	attachTrend(d, func(name string) *history.Cell { return g.cells[name] })
 }
 
 // gateHistoryBefore prepares a gate run from the history: it refuses a

@@ -15,31 +15,45 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// gateAttachHistory gives the report the promoted runs of each compared
-// workload from baselines/<profile>/history/<cell>.jsonl, so the list of
-// regressed and undecided metrics shows a trend. History is context, not
-// judgement: a cell without a history file has no trend, and a history
-// file that does not parse is named in a warning (file and line) and
-// left out rather than failing a gate whose verdict does not depend on it.
-func gateAttachHistory(d *report.Data, root, profile string, warn io.Writer) {
-	store := baseline.Store{Root: root}
+// attachTrend gives the report the promoted runs of each compared
+// workload, so the list of regressed and undecided metrics shows a trend.
+// cell returns a workload's history, nil when it has none. gate passes the
+// cells it already read for its verdict (gateHistory.cells), so no history
+// file is read twice.
+func attachTrend(d *report.Data, cell func(name string) *history.Cell) {
 	for _, w := range d.Comparison.Workloads {
 		if w.Status != verdict.Compared {
 			continue
 		}
-		lines, err := store.ReadHistory(profile, w.Cell)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue
-		case err != nil:
-			fmt.Fprintf(warn, "perfgate: warning: no trend for %s: %v\n", w.Cell, err)
+		c := cell(w.Cell)
+		if c == nil {
 			continue
 		}
 		if d.History == nil {
 			d.History = map[string][]report.Run{}
 		}
-		d.History[w.Cell] = historyRuns(w.Cell, lines)
+		d.History[w.Cell] = historyRuns(c)
 	}
+}
+
+// readTrend is attachTrend from baselines/<profile>/history/<cell>.jsonl,
+// for `perfgate compare`. History is context, not judgement there: a cell
+// without a history file has no trend, and a history file that does not
+// parse is named in a warning (file and line) and left out rather than
+// failing a comparison whose verdict does not depend on it.
+func readTrend(d *report.Data, root, profile string, warn io.Writer) {
+	store := baseline.Store{Root: root}
+	attachTrend(d, func(name string) *history.Cell {
+		lines, err := store.ReadHistory(profile, name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			fmt.Fprintf(warn, "perfgate: warning: no trend for %s: %v\n", name, err)
+			return nil
+		}
+		return history.FromLines(name, lines)
+	})
 }
 
 // compareAttachHistory gives `perfgate compare` the trend when --baseline
@@ -49,17 +63,16 @@ func compareAttachHistory(d *report.Data, baselineArg string, warn io.Writer) {
 		return
 	}
 	dir := filepath.Clean(baselineArg)
-	gateAttachHistory(d, filepath.Dir(dir), filepath.Base(dir), warn)
+	readTrend(d, filepath.Dir(dir), filepath.Base(dir), warn)
 }
 
-// historyRuns turns a cell's history lines into the report's runs. The
-// lines go through history.FromLines, as for `perfgate history`: only the
+// historyRuns turns a cell's history into the report's runs. The cell is
+// history.FromLines of its lines, as for `perfgate history`: only the
 // sessions of the newest workload hash are points of the series, and each
 // session's summary is on the verdict's test scale, so a run's centre is
 // exp(mean) for a relative metric (the geometric mean of its trial
 // values, as verdict.Arm.Centre) and the mean for an absolute one.
-func historyRuns(cell string, lines []baseline.HistoryLine) []report.Run {
-	c := history.FromLines(cell, lines)
+func historyRuns(c *history.Cell) []report.Run {
 	runs := make([]report.Run, 0, len(c.Sessions))
 	for _, s := range c.Sessions {
 		centre := map[string]float64{}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/report"
 )
 
@@ -77,12 +78,12 @@ func TestGateCommentShowsTrend(t *testing.T) {
 }
 
 func TestHistoryRunsCentre(t *testing.T) {
-	runs := historyRuns("a", []baseline.HistoryLine{
+	runs := historyRuns(history.FromLines("a", []baseline.HistoryLine{
 		{GitSHA: "old", WorkloadHash: "h0", Trials: []map[string]float64{{"tpot_ms.p50": 99}}},
 		{GitSHA: "x", WorkloadHash: "h1", Trials: []map[string]float64{
 			{"tpot_ms.p50": 10, "success_rate": 1, "ttft_ms.p50": 0},
 			{"tpot_ms.p50": 40, "success_rate": 0.5, "ttft_ms.p50": 4},
-		}}})
+		}}}))
 	// The session of another workload hash is no point of the series.
 	if len(runs) != 1 || runs[0].Commit != "x" {
 		t.Fatalf("runs %+v, want the one session of the newest hash", runs)
