@@ -88,6 +88,11 @@ type Profile struct {
 	// readiness wait that sees an empty /v1/models ("" when it lists its
 	// model once it serves).
 	NoModelsHint string
+	// DefaultTag is the tag the engine serves a model name without one
+	// as ("latest" for ollama, whose /v1/models lists every model with
+	// its tag, as `ollama run NAME` resolves NAME to NAME:latest); empty
+	// when names are matched exactly.
+	DefaultTag string
 	// ChatMaxTokens are the request fields set to a chat request's token
 	// bound. OpenAI deprecated max_tokens for max_completion_tokens; some
 	// engines read only one of the two, so where an engine accepts both
@@ -169,6 +174,7 @@ var profiles = map[Name]Profile{
 	},
 	Ollama: {
 		Name: Ollama, Title: "Ollama",
+		DefaultTag:    "latest",
 		NoModelsHint:  "ollama lists a model only once it was pulled or created: run `ollama pull MODEL` or `ollama create MODEL -f Modelfile` against this server, or point OLLAMA_MODELS at a directory that holds it",
 		ChatMaxTokens: []string{"max_tokens"},
 		// ollama maps max_tokens to num_predict and has no ignore_eos.

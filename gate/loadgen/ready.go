@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
@@ -60,11 +59,11 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 			found, srv.MaxModelLen = true, d.MaxModelLen
 		}
 	}
-	if !found && p.Name == engine.Ollama && !strings.Contains(srv.Model, ":") {
-		// ollama lists every model with its tag and serves a bare name as
-		// its :latest tag, as `ollama run NAME` does.
+	if !found && p.DefaultTag != "" && !strings.Contains(srv.Model, ":") {
+		// The engine lists every model with its tag and serves a bare
+		// name as its default tag (engine.Profile.DefaultTag).
 		for _, d := range info.Models {
-			if d.ID == srv.Model+":latest" {
+			if d.ID == srv.Model+":"+p.DefaultTag {
 				found, srv.Model, srv.MaxModelLen = true, d.ID, d.MaxModelLen
 			}
 		}
