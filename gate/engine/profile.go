@@ -113,6 +113,10 @@ type Profile struct {
 	TokenPrompts bool
 	// Tokenize is the engine's tokenizer endpoint ("" when none).
 	Tokenize string
+	// TokenizeContent says the endpoint takes llama.cpp's {"content":
+	// text} body instead of vLLM's and SGLang's {"model", "prompt"} (or
+	// "messages"), and so counts no chat template.
+	TokenizeContent bool
 	// CacheReset drops the engine's prefix cache between trials (nil when
 	// the engine has no such endpoint). CacheResetNote says what it needs
 	// (vLLM serves it only in development mode).
@@ -185,7 +189,7 @@ var profiles = map[Name]Profile{
 		Name: LlamaCpp, Title: "llama.cpp", HealthPath: "/health",
 		ChatMaxTokens: []string{"max_tokens", "max_completion_tokens"},
 		IgnoreEOS:     true, CompletionsUsage: UsageFinal, ChatUsage: UsageFinal,
-		TokenPrompts: true, Tokenize: "/tokenize",
+		TokenPrompts: true, Tokenize: "/tokenize", TokenizeContent: true,
 		Metrics: map[string]string{
 			"vllm:num_requests_running":    "llamacpp:requests_processing",
 			"vllm:num_requests_waiting":    "llamacpp:requests_deferred",

@@ -92,11 +92,11 @@ func (r *Runner) tokenizeAll(ctx context.Context, m *workload.Manifest, c *clien
 	for i, p := range probes {
 		body := map[string]any{"model": model}
 		switch {
-		case p.Messages != nil && prof.Name == engine.LlamaCpp:
+		case p.Messages != nil && prof.TokenizeContent:
 			return false // its /tokenize counts no chat template
 		case p.Messages != nil:
 			body["messages"] = p.Messages
-		case prof.Name == engine.LlamaCpp:
+		case prof.TokenizeContent:
 			body = map[string]any{"content": p.Prompt, "add_special": true}
 		default:
 			body["prompt"] = p.Prompt

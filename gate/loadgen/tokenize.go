@@ -50,7 +50,7 @@ func (r *Runner) probeTokenizer(ctx context.Context, c *client, model string, pr
 	if r.cfg.NoTokenizer || prof.Tokenize == "" {
 		return nil
 	}
-	t := &tokenizer{url: r.base + prof.Tokenize, model: model, content: prof.Name == engine.LlamaCpp, c: c, cache: map[string]int{}}
+	t := &tokenizer{url: r.base + prof.Tokenize, model: model, content: prof.TokenizeContent, c: c, cache: map[string]int{}}
 	pctx, cancel := context.WithTimeout(ctx, tokenizeProbeTime)
 	defer cancel()
 	if n, err := t.count(pctx, "perfgate"); err != nil || n <= 0 {
