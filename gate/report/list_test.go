@@ -39,9 +39,9 @@ func TestVisibleBudget(t *testing.T) {
 		if n := visibleLines(md); n > VisibleLines {
 			t.Errorf("all regressed %v: %d visible lines, budget %d", all, n, VisibleLines)
 		}
-		rows := listRows(t, md)
-		if len(rows) != d.Comparison.Regressions+d.Comparison.Inconclusives {
-			t.Errorf("all regressed %v: %d list rows, want %d", all, len(rows), d.Comparison.Regressions+d.Comparison.Inconclusives)
+		rows, undecided := listRows(t, md), undecidedRows(md)
+		if len(rows) != d.Comparison.Regressions || len(undecided) != d.Comparison.Inconclusives {
+			t.Errorf("all regressed %v: %d regressed and %d undecided rows, want %d and %d", all, len(rows), len(undecided), d.Comparison.Regressions, d.Comparison.Inconclusives)
 		}
 		top := regressedWorkloads(d.Comparison)[0].Workload.Cell
 		if i := strings.Index(md, "#### ❌ "+top); i < 0 || strings.Count(md[:i], "<details>") != strings.Count(md[:i], "</details>") {
@@ -64,13 +64,30 @@ type listRow struct {
 
 var listRowRE = regexp.MustCompile("^\\| (\\d+) \\| (.+?) \\| (.+?) \\| (\\S+ \\S+) \\((.+?)\\) \\| .+? \\| (?:`([▏▎▍▌▋▊▉█]+)` )?(\\S+ (?:%|pp)) \\|")
 
-// listRows parses the list's rows out of rendered markdown.
+// listRows parses the regressed list's rows out of rendered markdown (no-break
+// spaces read as spaces).
 func listRows(t *testing.T, md string) []listRow {
 	t.Helper()
 	var out []listRow
-	for _, line := range strings.Split(md, "\n") {
+	for _, line := range strings.Split(strings.ReplaceAll(md, "\u00a0", " "), "\n") {
 		if m := listRowRE.FindStringSubmatch(line); m != nil {
 			out = append(out, listRow{workload: m[2], metric: m[3], change: m[4], interval: m[5], bar: m[6], worse: m[7]})
+		}
+	}
+	return out
+}
+
+// undecidedRowRE is a row of the undecided table: number, workload,
+// metric, change (interval), tolerance, what decides it.
+var undecidedRowRE = regexp.MustCompile("^\\| (\\d+) \\| (.+?) \\| (.+?) \\| (\\S+ \\S+) \\((.+?)\\) \\| (\\S+ (?:%|pp)) \\| ([^|]+) \\|$")
+
+// undecidedRows parses the undecided table's rows: change, interval and
+// tolerance as printed, and what decides each.
+func undecidedRows(md string) [][]string {
+	var out [][]string
+	for _, line := range strings.Split(strings.ReplaceAll(md, "\u00a0", " "), "\n") {
+		if m := undecidedRowRE.FindStringSubmatch(line); m != nil {
+			out = append(out, m[1:])
 		}
 	}
 	return out
@@ -86,7 +103,7 @@ var (
 func tableChanges(md string) map[[2]string][2]string {
 	out := map[[2]string][2]string{}
 	w := ""
-	for _, line := range strings.Split(md, "\n") {
+	for _, line := range strings.Split(strings.ReplaceAll(md, "\u00a0", " "), "\n") {
 		if m := tableHeadRE.FindStringSubmatch(line); m != nil {
 			w = m[1]
 			continue
@@ -120,6 +137,9 @@ func TestChartMatchesTable(t *testing.T) {
 	for _, d := range []*Data{twelveWorkloads(false), twelveWorkloads(true), loadFixture(t, "regression"), loadFixture(t, "inconclusive")} {
 		md := string(render(t, d, 0))
 		rows := listRows(t, md)
+		for _, u := range undecidedRows(md) {
+			rows = append(rows, listRow{workload: u[1], metric: u[2], change: u[3], interval: u[4]})
+		}
 		if len(rows) == 0 {
 			t.Fatal("no list rows parsed")
 		}
@@ -149,6 +169,9 @@ func TestChartMatchesTable(t *testing.T) {
 			}
 			if r.change != tab[0] || r.interval != tab[1] {
 				t.Errorf("%s %s: list says %s (%s), table %s (%s)", r.workload, r.metric, r.change, r.interval, tab[0], tab[1])
+			}
+			if r.worse == "" {
+				continue // an undecided row: no worse-by column
 			}
 			want := tab[0]
 			if higher[r.metric] {
