@@ -50,8 +50,8 @@ var noteKinds = []noteKind{
 	{"few-trials", "too few trials", "%s with too few trials (assumed noise)", "run at least the policy's min_trials per arm", 5},
 	{"zero", "is 0 in", "%s with zero values", "check the failed requests of those trials", 6},
 	{"zero", "zero value", "%s with zero values", "check the failed requests of those trials", 6},
-	{"calibrate", "between-session noise not calibrated", "Between-session noise assumed, not measured", "`perfgate calibrate` (or a baseline history) measures it", 7},
-	{"calibrate", "resident servers", "Between-session noise assumed, not measured", "`perfgate calibrate` measures it", 7},
+	{"calibrate", "between-session noise not calibrated", "between-session noise not calibrated: assumed, not measured", "`perfgate calibrate` (or a baseline history) measures it", 7},
+	{"calibrate", "resident servers", "between-session noise not calibrated: assumed, not measured", "`perfgate calibrate` measures it", 7},
 	{"outlier", "as an outlier", "%s with an outlier trial left out", "none needed; if it recurs, check the runner for interference (Runner health)", 8},
 	{"own-spread", "own spread only", "%s tested on their own spread (no noise prior fitted)", "more trials per workload, or more workloads of the metric, give a pooled prior", 9},
 	{"old-baseline", "older than the candidate", "%s compared with an old baseline", "promote a fresh baseline", 10},
@@ -66,7 +66,7 @@ func notesOf(d *Data) []*note {
 	byKind := map[string]*note{}
 	var order []*note
 	add := func(text, where, unit string) {
-		k := noteKind{kind: "other:" + text, title: "%s: " + text, rank: 12}
+		k := noteKind{kind: "other:" + text, title: "%s: " + text, rank: 3} // the gate's own findings (drift, baseline choice) rank high
 		for _, nk := range noteKinds {
 			if strings.Contains(text, nk.match) {
 				k = nk
@@ -141,6 +141,11 @@ func finishNote(d *Data, n *note, cells []*verdict.Cell) {
 	switch n.kind {
 	case "noise":
 		n.detail = noiseInWords(d, cells)
+	case "zero", "missing", "substitute", "mismatch", "old-baseline":
+		n.detail = n.texts[0]
+		if len(n.texts) > 1 {
+			n.detail += fmt.Sprintf(" (and %d more like it)", len(n.texts)-1)
+		}
 	case "invalid":
 		var parts []string
 		for _, w := range d.Comparison.Workloads {

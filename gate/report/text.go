@@ -13,13 +13,24 @@ import (
 // first (so `| head -1` answers "did it regress, where, by how much", the
 // same cell as the comment's headline), a header line, then one aligned
 // table of the regressed metrics (most severe first) and the undecided
-// ones (closest to failing first, at most ShownUndecided+3, each with what
-// would decide it), the passing and improved metrics counted in one line,
+// ones (closest to failing first, at most ShownUndecided, each with what
+// would decide it), the passing and improved ones too when there are at
+// most SmallFamily gated metrics (else the improved ones are named in one
+// line and the passing ones counted in the summary),
 // the workloads not compared with both arms' invalid trials, the runner
 // health findings, and at most MaxNotes grouped notes. Strings from files
 // and servers have control characters removed so they cannot move the
 // cursor or recolour the terminal.
 func Text(w io.Writer, d *Data) error {
+	return text(w, d)
+}
+
+// SmallFamily is the most gated metrics whose passing rows the terminal
+// report still lists (one workload's default gate is nine): beyond it
+// they are counted, so a many-workload report stays short.
+const SmallFamily = 12
+
+func text(w io.Writer, d *Data) error {
 	if d == nil || d.Comparison == nil {
 		return fmt.Errorf("report: no comparison to render")
 	}
@@ -57,27 +68,34 @@ func Text(w io.Writer, d *Data) error {
 	}
 
 	reg, inc, _ := listedCells(c)
-	if len(reg)+len(inc) > 0 {
+	if len(reg)+len(inc) > 0 || (c.Family > 0 && c.Family <= SmallFamily) {
 		b.WriteString("\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		n := armsOf(d)
-		fmt.Fprintf(tw, "OUTCOME\tWORKLOAD\tMETRIC\t%s\t%s\tCHANGE\tINTERVAL\tTOL\tDECIDES IT\n", strings.ToUpper(n.base), strings.ToUpper(n.cand))
+		fmt.Fprintf(tw, "WORKLOAD\tMETRIC\t%s\t%s\tCHANGE\tINTERVAL\tTOL\tOUTCOME\t\n", strings.ToUpper(n.base), strings.ToUpper(n.cand))
 		row := func(cell *verdict.Cell, decider string) {
 			if why := whyNot(c, cell); why != "" {
 				decider = why
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.ToUpper(string(cell.Outcome)), plain(Truncate(cell.Workload, 40)), plain(cell.Label),
-				cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate), Change(cell), Interval(cell), Tolerance(cell), decider)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", plain(Truncate(cell.Workload, 40)), plain(cell.Label),
+				cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate), Change(cell), Interval(cell), Tolerance(cell), strings.ToUpper(string(cell.Outcome)), decider)
 		}
 		for _, l := range reg {
 			row(l.cell, "")
 		}
-		maxInc := ShownUndecided + 3
+		maxInc := ShownUndecided
 		for i, l := range inc {
 			if i == maxInc {
 				break
 			}
-			row(l.cell, strings.ReplaceAll(decides(c, l.cell), "`", ""))
+			row(l.cell, "needs "+strings.ReplaceAll(decides(c, l.cell), "`", ""))
+		}
+		if c.Family <= SmallFamily {
+			for i := range c.Cells {
+				if cell := &c.Cells[i]; cell.Gated && (cell.Outcome == verdict.Pass || cell.Outcome == verdict.Improvement) {
+					row(cell, "")
+				}
+			}
 		}
 		tw.Flush()
 		if len(inc) > maxInc {
@@ -87,7 +105,7 @@ func Text(w io.Writer, d *Data) error {
 			fmt.Fprintf(&b, "%s\n", l)
 		}
 	}
-	if good := c.Passes + c.Improvements; good > 0 {
+	if c.Improvements > 0 && c.Family > SmallFamily {
 		fmt.Fprintf(&b, "%s\n", passingLine(c))
 	}
 	b.WriteString(capacityText(d))
