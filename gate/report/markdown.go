@@ -339,7 +339,7 @@ func notComparedTable(c *verdict.Comparison) string {
 		if w.Allowed {
 			blocks = "no (allowed by policy)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", Escape(w.Cell), w.Status, Escape(Truncate(w.Message, 300)), blocks)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", Escape(w.Cell), w.Status, nb(Escape(Truncate(w.Message, 300))), blocks)
 	}
 	return b.String()
 }
