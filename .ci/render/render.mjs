@@ -11,7 +11,10 @@
 // either way.
 //
 // Usage: node render.mjs --modules DIR --chromium PATH --html-dir DIR
-//          NAME=COMMENT.md,PNG,BUDGET_PX ...
+//          NAME=COMMENT.md,PNG,BUDGET_PX[,FIRST_SCREEN_PX] ...
+// FIRST_SCREEN_PX, when given, is the first screen: the verdict, the
+// ordered list and the table of what decides each undecided metric (the
+// open one with a "Decides it" column) must all end within it.
 // DIR holds the node_modules that .ci/render/package.json pins (npm ci
 // --prefix DIR); PNG is a full-page screenshot of the rendered comment.
 import { createRequire } from 'node:module';
@@ -33,9 +36,9 @@ function parseArgs(argv) {
       o[a.slice(2).replace('-d', 'D')] = argv[++i];
       continue;
     }
-    const m = /^([\w.-]+)=([^,]+),([^,]+),(\d+)$/.exec(a);
-    if (!m) throw new Error(`argument ${JSON.stringify(a)}: want NAME=COMMENT.md,PNG,BUDGET_PX`);
-    o.renders.push({ name: m[1], md: m[2], png: m[3], budget: Number(m[4]) });
+    const m = /^([\w.-]+)=([^,]+),([^,]+),(\d+)(?:,(\d+))?$/.exec(a);
+    if (!m) throw new Error(`argument ${JSON.stringify(a)}: want NAME=COMMENT.md,PNG,BUDGET_PX[,FIRST_SCREEN_PX]`);
+    o.renders.push({ name: m[1], md: m[2], png: m[3], budget: Number(m[4]), screen: m[5] ? Number(m[5]) : 0 });
   }
   for (const k of ['modules', 'chromium', 'htmlDir']) {
     if (!o[k]) throw new Error(`missing --${k === 'htmlDir' ? 'html-dir' : k}`);
@@ -107,7 +110,7 @@ async function inPage() {
   out.bars = [];
   for (const [i, t] of [...document.querySelectorAll('.markdown-body table')].entries()) {
     // Only open tables count: a collapsed one is not drawn.
-    const open = t.getClientRects().length > 0;
+    const open = !t.closest('details:not([open])');
     if (open && t.scrollWidth > t.clientWidth + 1) out.wideTables.push({ index: i + 1, width: t.scrollWidth });
     // A number wrapped in a cell: each number with its unit ("+13.7 %",
     // "-4.8 to +1.2 %" is three tokens: two numbers, one unit) must lie on
@@ -137,6 +140,12 @@ async function inPage() {
         ink: m.actualBoundingBoxRight + m.actualBoundingBoxLeft, cell: ctx.measureText('\u2588').width });
     }
   }
+  // The first screen's content: down to the end of the open table of
+  // undecided metrics, else of the first table (the regressed list).
+  const tables = [...document.querySelectorAll('.markdown-body table')].filter((t) => !t.closest('details:not([open])'));
+  const undecided = tables.find((t) => [...t.querySelectorAll('th')].some((th) => th.textContent.trim() === 'Decides it'));
+  const firstEnd = undecided || tables[0];
+  out.screenEnd = firstEnd ? Math.ceil(firstEnd.getBoundingClientRect().bottom - top) : 0;
   const closed = [...document.querySelectorAll('.markdown-body details:not([open])')];
   out.collapsed = closed.length;
   out.height = Math.ceil(body.getBoundingClientRect().height);
@@ -249,6 +258,9 @@ async function main() {
       if (m.beforeDetails > r.budget) {
         fail(`${m.beforeDetails} px above the first collapsed <details>, over the budget of ${r.budget} px at ${contentWidth} px width`);
       }
+      if (r.screen && m.screenEnd > r.screen) {
+        fail(`the verdict, the list and what decides each undecided metric end at ${m.screenEnd} px, past the first screen of ${r.screen} px`);
+      }
       if (m.wideTables.length) {
         const widest = Math.max(...m.wideTables.map((t) => t.width));
         fail(`${m.wideTables.length} open table(s) scroll sideways in the ${contentWidth} px column ` +
@@ -260,7 +272,8 @@ async function main() {
       }
       const charts = (m.mermaid.length ? `${m.mermaid.length} mermaid block(s), ${labels} chart text boxes` : 'no mermaid block (mermaid checks skipped)') +
         `, ${m.bars.length} text bar(s)`;
-      console.log(`render-comment: ${r.name}: ${m.beforeDetails} px above the first collapsed <details> (budget ${r.budget}), ` +
+      console.log(`render-comment: ${r.name}: first screen's content ends at ${m.screenEnd} px${r.screen ? ` (budget ${r.screen})` : ''}, ` +
+        `${m.beforeDetails} px above the first collapsed <details> (budget ${r.budget}), ` +
         `${m.beforeTail} px above the collapsed tail, ${m.height} px in all, ${m.collapsed} collapsed <details>, ${charts}; ${r.png}`);
       fs.mkdirSync(path.dirname(r.png), { recursive: true });
       await p.screenshot({ path: r.png, fullPage: true });

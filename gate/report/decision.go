@@ -127,9 +127,9 @@ func intervalLegend(c *verdict.Comparison) string {
 	} else {
 		looks = fmt.Sprintf(", α %s", alphaText(c.Alpha))
 	}
-	s := fmt.Sprintf("Intervals are the ones each outcome was decided on: family-wise (%s, Holm over the %d gated metrics%s) for regressions, improvements and undecided metrics", levels, c.Family, looks)
+	s := fmt.Sprintf("Intervals: the ones the outcomes were decided on, family-wise %s (Holm over %d gated metrics%s) for regressions, improvements and undecided metrics", levels, c.Family, looks)
 	if pass > 0 {
-		s += fmt.Sprintf("; the %s pass interval for passes", levelText(pass))
+		s += fmt.Sprintf(", the %s pass interval for passes", levelText(pass))
 	}
 	return s + "."
 }

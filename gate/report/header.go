@@ -170,7 +170,13 @@ func notComparedLines(d *Data) string {
 			b.WriteString("\n> [!WARNING]\n")
 		}
 		n++
-		fmt.Fprintf(&b, "> 🚫 %s not compared (%s): %s%s\n", Code(w.Cell), w.Status, Escape(Truncate(w.Message, 200)), invalidBySide(d, w, true))
+		// Too many invalid trials: both arms' counts and first reasons say
+		// it; the message (one clause per arm) would only repeat them.
+		why := Escape(Truncate(w.Message, 200)) + invalidBySide(d, w, true)
+		if w.Status == verdict.NoValidTrials && len(w.Excluded) > 0 {
+			why = "too many invalid trials; " + strings.TrimPrefix(invalidBySide(d, w, true), "; ")
+		}
+		fmt.Fprintf(&b, "> 🚫 %s not compared (%s): %s\n", Code(w.Cell), w.Status, why)
 	}
 	return b.String()
 }

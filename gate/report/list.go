@@ -88,26 +88,36 @@ func listPart(d *Data) string {
 	n := 0
 	if len(reg) > 0 {
 		fmt.Fprintf(&b, "\n**%d regressed metric(s)**, most severe first\n\n", len(reg))
-		b.WriteString(listTable(d, reg, &n, trend, column, full))
+		open := reg[:min(len(reg), MaxBars)]
+		b.WriteString(listTable(d, open, &n, trend, column, full))
+		// Beyond the barred rows the list is collapsed, so the first screen
+		// holds the verdict, the worst regressions and what decides each
+		// undecided metric however many regressed (the demo's list varies
+		// from 9 to 22 rows between runs).
+		if rest := reg[len(open):]; len(rest) > 0 {
+			b.WriteString(details(fmt.Sprintf("❌ %d more regressed metric(s)", len(rest)), listTable(d, rest, &n, trend, column, full)))
+		}
 	}
 	var legend []string
 	if full > 0 {
-		s := fmt.Sprintf("Bars: worse by %%, from zero on one scale (the longest is %s); throughput sign-flipped as in the tables; no bar for a cell in pp or no worse", Percent(full))
+		s := fmt.Sprintf("Bars: worse by %%, one scale from zero (the longest %s; throughput sign-flipped; none in pp or when no worse", Percent(full))
 		if barred == MaxBars && len(reg) > barred {
-			s += fmt.Sprintf(", nor beyond the %d most severe", MaxBars)
+			s += fmt.Sprintf(" or beyond the %d most severe", MaxBars)
 		}
-		legend = append(legend, s+".")
+		legend = append(legend, s+").")
 	}
 	if trend && len(reg) > 0 {
-		legend = append(legend, fmt.Sprintf("Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the row's lowest value and █ its highest, and the number after it is how far apart they are (highest over lowest).", trendRuns(d)))
+		legend = append(legend, fmt.Sprintf("Trend: the last %d promoted baselines, then the candidate, from the row's lowest (▁) to its highest (█), and how far apart they are.", trendRuns(d)))
 	}
 	if l := intervalLegend(d.Comparison); l != "" {
 		legend = append(legend, l)
 	}
+	// The legend after both tables: the first screen is the verdict, the
+	// list and what decides each undecided metric.
+	b.WriteString(undecidedPart(d.Comparison, inc, len(reg) > 0, &n))
 	if len(legend) > 0 {
 		b.WriteString("\n" + strings.Join(legend, " ") + "\n")
 	}
-	b.WriteString(undecidedPart(d.Comparison, inc, &n))
 	return b.String()
 }
 
@@ -140,18 +150,22 @@ func sharedBaseline(d *Data, rows []listed) string {
 	return shared
 }
 
-// listTable renders rows numbered on from *n; the Baseline column only
-// when the rows do not share one baseline (see sharedBaseline).
+// listTable renders the regressed rows, counted on from *n; the Baseline
+// column only when the rows do not share one baseline (see
+// sharedBaseline). The rows carry no interval: at GitHub's 780 px a
+// seventh column made every row wrap to two lines, and a regression's
+// interval is in the headline (row 1) and its workload's table; the
+// undecided table, where the interval is the reason, keeps it.
 func listTable(d *Data, rows []listed, n *int, trend, baselineColumn bool, full float64) string {
 	var b strings.Builder
-	b.WriteString("| # | Workload | Metric | Change (interval) | Tolerance | Worse by |")
+	b.WriteString("| Workload | Metric | Change | Tol. | Worse by |")
 	if trend {
 		b.WriteString(" Trend |")
 	}
 	if baselineColumn {
 		b.WriteString(" Baseline |")
 	}
-	b.WriteString("\n|--:|---|---|---|--:|---|")
+	b.WriteString("\n|---|---|---|--:|---|")
 	if trend {
 		b.WriteString("---|")
 	}
@@ -168,10 +182,10 @@ func listTable(d *Data, rows []listed, n *int, trend, baselineColumn bool, full 
 				worse = "`" + bar + "` " + worse
 			}
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s (%s) | %s | %s |", *n, Escape(cell.Workload), Escape(cell.Label),
-			nb(Change(cell)), nb(Interval(cell)), nb(Tolerance(cell)), worse)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", Escape(cell.Workload), Escape(cell.Label),
+			nb(Change(cell)), nb(Tolerance(cell)), worse)
 		if trend {
-			fmt.Fprintf(&b, " %s |", trendOf(d, cell))
+			fmt.Fprintf(&b, " %s |", nb(trendOf(d, cell)))
 		}
 		if baselineColumn {
 			fmt.Fprintf(&b, " %s |", baselineOf(d, cell.Workload))

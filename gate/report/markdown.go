@@ -143,7 +143,7 @@ func workloadOutcome(cells []*verdict.Cell) verdict.Outcome {
 	return worst
 }
 
-const tableHeader = "| Metric | %s | %s | Change | Interval | Tolerance | Outcome |\n|---|--:|--:|--:|--:|--:|---|\n"
+const tableHeader = "| Metric | %s | %s | Change | Interval | Tol. | Outcome |\n|---|--:|--:|--:|--:|--:|---|\n"
 
 // ranked is a compared workload with its gated cells.
 type ranked struct {

@@ -96,7 +96,7 @@ func TestHeadlineIsRowOne(t *testing.T) {
 					t.Errorf("%s: headline %q names an improvement", name, first)
 				}
 			}
-			if u := undecidedRows(md); len(u) == 0 || u[0][1] != Escape(top.Workload) || u[0][2] != Escape(top.Label) {
+			if u := undecidedRows(md); len(u) == 0 || u[0][0] != Escape(top.Workload) || u[0][1] != Escape(top.Label) {
 				t.Errorf("%s: undecided row 1 is not the headline's cell", name)
 			}
 		}

@@ -8,8 +8,13 @@ import (
 )
 
 // ShownUndecided is how many undecided metrics the comment's table shows
-// above the fold; the rest are collapsed under it.
-const ShownUndecided = 5
+// above the fold, ShownUndecidedBelowRegressions under a list of
+// regressions (both must fit the first screen); the rest are collapsed
+// under it.
+const (
+	ShownUndecided                 = 5
+	ShownUndecidedBelowRegressions = 3
+)
 
 // decides is the one thing that would decide an undecided cell, in a few
 // words, from what the comparison says limits it (verdict.Cell.Limit, the
@@ -18,7 +23,7 @@ const ShownUndecided = 5
 func decides(c *verdict.Comparison, cell *verdict.Cell) string {
 	switch {
 	case cell.Baseline.N == 0 || cell.Candidate.N == 0:
-		return "both runs carrying the metric"
+		return "both runs measuring it"
 	case cell.Plan != nil && cell.Plan.BlocksToPass > 0:
 		return fmt.Sprintf("%d blocks in all", max(cell.Plan.BlocksToPass, cell.Plan.BlocksForChange))
 	case cell.Plan != nil:
@@ -27,19 +32,19 @@ func decides(c *verdict.Comparison, cell *verdict.Cell) string {
 	switch cell.Limit {
 	case verdict.LimitCandidate:
 		if c.Look.Index < c.Look.Max {
-			return "more trials (the next look adds them)"
+			return "more trials (next look)"
 		}
-		return "more trials (a larger trial budget)"
+		return "more trials"
 	case verdict.LimitBaseline:
-		return "a baseline with more trials"
+		return "more baseline trials"
 	case verdict.LimitBetween:
 		switch src := cell.Noise.BetweenSource; {
 		case src == "default" || src == "assumed":
 			return "`perfgate calibrate`"
 		case cell.PassTolerance > cell.Tolerance && cell.PassTolerance <= 3*cell.Tolerance:
-			return "a tolerance of " + strings.TrimPrefix(worseText(cell, cell.PassTolerance), "+")
+			return "tolerance " + strings.TrimPrefix(worseText(cell, cell.PassTolerance), "+")
 		}
-		return "`perfgate ab` (both builds in one session)"
+		return "`perfgate ab`"
 	}
 	return "see the notes"
 }
@@ -49,11 +54,11 @@ func decides(c *verdict.Comparison, cell *verdict.Cell) string {
 // each.
 func undecidedTable(c *verdict.Comparison, rows []listed, n *int) string {
 	var b strings.Builder
-	b.WriteString("| # | Workload | Metric | Change (interval) | Tolerance | Decides it |\n|--:|---|---|---|--:|---|\n")
+	b.WriteString("| Workload | Metric | Change (interval) | Tol. | Decides it |\n|---|---|---|--:|---|\n")
 	for _, r := range rows {
 		*n++
 		cell := r.cell
-		fmt.Fprintf(&b, "| %d | %s | %s | %s (%s) | %s | %s |\n", *n, Escape(cell.Workload), Escape(cell.Label),
+		fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s | %s |\n", Escape(cell.Workload), Escape(cell.Label),
 			nb(Change(cell)), nb(Interval(cell)), nb(Tolerance(cell)), decides(c, cell))
 	}
 	return b.String()
@@ -61,13 +66,17 @@ func undecidedTable(c *verdict.Comparison, rows []listed, n *int) string {
 
 // undecidedPart is the undecided metrics: the first ShownUndecided open,
 // the rest collapsed, numbered on from *n.
-func undecidedPart(c *verdict.Comparison, inc []listed, n *int) string {
+func undecidedPart(c *verdict.Comparison, inc []listed, regressed bool, n *int) string {
 	if len(inc) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n**%d undecided metric(s)**, closest to failing first, with what would decide each\n\n", len(inc))
-	shown := inc[:min(len(inc), ShownUndecided)]
+	open := ShownUndecided
+	if regressed {
+		open = ShownUndecidedBelowRegressions
+	}
+	shown := inc[:min(len(inc), open)]
 	b.WriteString(undecidedTable(c, shown, n))
 	if rest := inc[len(shown):]; len(rest) > 0 {
 		b.WriteString(details(fmt.Sprintf("⚠️ %d more undecided metric(s)", len(rest)), undecidedTable(c, rest, n)))
