@@ -170,15 +170,25 @@ func notComparedLines(d *Data) string {
 			b.WriteString("\n> [!WARNING]\n")
 		}
 		n++
-		// Too many invalid trials: both arms' counts and first reasons say
-		// it; the message (one clause per arm) would only repeat them.
-		why := Escape(Truncate(w.Message, 200)) + invalidBySide(d, w, true)
-		if w.Status == verdict.NoValidTrials && len(w.Excluded) > 0 {
-			why = "too many invalid trials; " + strings.TrimPrefix(invalidBySide(d, w, true), "; ")
-		}
-		fmt.Fprintf(&b, "> 🚫 %s not compared (%s): %s\n", Code(w.Cell), w.Status, why)
+		fmt.Fprintf(&b, "> 🚫 %s not compared (%s): %s\n", Code(w.Cell), w.Status, notComparedWhy(d, w, true))
 	}
 	return b.String()
+}
+
+// notComparedWhy is why a workload was not compared, in one line: its
+// message and both arms' invalid trials; for too many invalid trials only
+// the latter, which say it per arm (the message would repeat them).
+func notComparedWhy(d *Data, w verdict.Workload, md bool) string {
+	if w.Status == verdict.NoValidTrials && len(w.Excluded) > 0 {
+		return "too many invalid trials; " + strings.TrimPrefix(invalidBySide(d, w, md), "; ")
+	}
+	msg := Truncate(w.Message, 200)
+	if md {
+		msg = Escape(msg)
+	} else {
+		msg = plain(msg)
+	}
+	return msg + invalidBySide(d, w, md)
 }
 
 // invalidBySide is both arms' invalid trials of a workload with the first

@@ -64,7 +64,7 @@ func text(w io.Writer, d *Data) error {
 		if wl.Allowed {
 			allowed = " (allowed by policy)"
 		}
-		fmt.Fprintf(&b, "  %s: %s: %s%s%s\n", plain(wl.Cell), wl.Status, plain(Truncate(wl.Message, 300)), invalidBySide(d, wl, false), allowed)
+		fmt.Fprintf(&b, "  %s: %s: %s%s\n", plain(wl.Cell), wl.Status, notComparedWhy(d, wl, false), allowed)
 	}
 
 	reg, inc, _ := listedCells(c)
