@@ -120,6 +120,13 @@ func TestShownIntervalsAgreeWithOutcomes(t *testing.T) {
 				byKey[[2]string{Escape(cell.Workload), Escape(cell.Label)}] = cell
 			}
 		}
+		// Every tested gated cell carries the interval it was decided on,
+		// the paired A/B comparisons' too (gate/ab uses verdict.DecisionFor).
+		for key, cell := range byKey {
+			if cell.Decision == nil && cell.Baseline.N > 0 && cell.Candidate.N > 0 && cell.Noise.SE > 0 {
+				t.Errorf("%s %v: no decision interval", name, key)
+			}
+		}
 		md := strings.ReplaceAll(markdownOf(t, d, 0), "\u00a0", " ")
 		w := ""
 		for _, line := range strings.Split(md, "\n") {

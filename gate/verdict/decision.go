@@ -47,20 +47,36 @@ const (
 // the look's alpha, k the size of the gated family. Cells without a test
 // (a missing metric, a zero value) get none.
 func (pc *pendingCell) setDecision(la float64, k int, tq *quantiles) {
-	cell := &pc.cell
-	if !cell.Gated || pc.nonPositive || pc.missing != "" || cell.Noise.SE <= 0 || math.IsNaN(cell.Noise.SE) {
+	if pc.nonPositive || pc.missing != "" {
 		return
 	}
+	d := pc.sign * (mean(pc.xc) - pc.baseLevel())
+	pc.cell.Decision = decisionFor(&pc.cell, la, k, d, pc.scale, tq.at)
+}
+
+// DecisionFor is the Decision of a tested gated cell whose outcome, p-values
+// and noise (Noise.SE, Noise.DF) are set: lookAlpha is the look's alpha,
+// family the gated family's size, w the direction-adjusted estimate on the
+// test scale and scale its conversion to the reported one. It is exported
+// for comparisons built outside this package (the paired verdict of
+// gate/ab), so that every comparison's decision interval follows one rule;
+// nil for an ungated cell or one without a usable standard error.
+func DecisionFor(cell *Cell, lookAlpha float64, family int, w float64, scale func(float64) float64) *Decision {
+	return decisionFor(cell, lookAlpha, family, w, scale, tQuantile)
+}
+
+func decisionFor(cell *Cell, la float64, k int, w float64, scale func(float64) float64, quantile func(p, df float64) float64) *Decision {
+	se, df := cell.Noise.SE, cell.Noise.DF
+	if !cell.Gated || se <= 0 || math.IsNaN(se) || math.IsInf(se, 0) {
+		return nil
+	}
 	if cell.Outcome == Pass {
-		cell.Decision = &Decision{Rule: DecisionPass, Level: cell.CILevel, Low: cell.CILow, High: cell.CIHigh}
-		return
+		return &Decision{Rule: DecisionPass, Level: cell.CILevel, Low: cell.CILow, High: cell.CIHigh}
 	}
 	a := la / float64(max(k, 1))
 	if cell.PAdjusted > 0 && cell.PValue > 0 {
 		a = math.Min(la, la*cell.PValue/cell.PAdjusted)
 	}
-	se, df := cell.Noise.SE, cell.Noise.DF
-	d := pc.sign * (mean(pc.xc) - pc.baseLevel())
-	q := tq.at(1-a, df)
-	cell.Decision = &Decision{Rule: DecisionFamilyWise, Level: 1 - 2*a, Low: pc.scale(d - q*se), High: pc.scale(d + q*se)}
+	q := quantile(1-a, df)
+	return &Decision{Rule: DecisionFamilyWise, Level: 1 - 2*a, Low: scale(w - q*se), High: scale(w + q*se)}
 }
