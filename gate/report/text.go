@@ -70,7 +70,8 @@ func text(w io.Writer, d *Data) error {
 	reg, inc, _ := listedCells(c)
 	if len(reg)+len(inc) > 0 || (c.Family > 0 && c.Family <= SmallFamily) {
 		b.WriteString("\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		var table strings.Builder
+		tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 		n := armsOf(d)
 		fmt.Fprintf(tw, "WORKLOAD\tMETRIC\t%s\t%s\tCHANGE\tINTERVAL\tTOL\tOUTCOME\t\n", strings.ToUpper(n.base), strings.ToUpper(n.cand))
 		row := func(cell *verdict.Cell, decider string) {
@@ -98,6 +99,14 @@ func text(w io.Writer, d *Data) error {
 			}
 		}
 		tw.Flush()
+		// The last column (what decides a cell) is empty on most rows:
+		// no padding after the last word.
+		for _, line := range strings.SplitAfter(table.String(), "\n") {
+			b.WriteString(strings.TrimRight(line, " \n"))
+			if strings.HasSuffix(line, "\n") {
+				b.WriteString("\n")
+			}
+		}
 		if len(inc) > maxInc {
 			fmt.Fprintf(&b, "  … %d more undecided metric(s) in the full report\n", len(inc)-maxInc)
 		}
