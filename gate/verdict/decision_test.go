@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -75,5 +76,34 @@ func TestDecisionAgreesWithOutcome(t *testing.T) {
 		if checked[o] == 0 {
 			t.Errorf("no %s cell checked: the seeds no longer cover every outcome (%v)", o, checked)
 		}
+	}
+}
+
+// TestInvalidTrialsOfBothArms: a workload refused for the baseline's
+// invalid trials still lists the candidate's (issue 23: the demo's
+// comment showed only the baseline's), and its message names both arms.
+func TestInvalidTrialsOfBothArms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 2))
+	b, c := simArm(rng, "w", 5, 0.02, nil), simArm(rng, "w", 5, 0.02, nil)
+	for _, i := range []int{0, 1, 2} {
+		b.Trials[i].Valid, b.Trials[i].InvalidReason = false, "client saturated"
+	}
+	for _, i := range []int{3, 4} {
+		c.Trials[i].Valid, c.Trials[i].InvalidReason = false, "server died"
+	}
+	cmp, err := Compare([]*result.Result{b}, []*result.Result{c}, oneSession(), Look{Index: 1, Max: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := cmp.Workloads[0]
+	arms := map[string]int{}
+	for _, e := range w.Excluded {
+		arms[e.Arm]++
+	}
+	if w.Status != NoValidTrials || arms["baseline"] != 3 || arms["candidate"] != 2 {
+		t.Errorf("status %s, excluded %v: want no-valid-trials with 3 baseline and 2 candidate trials", w.Status, arms)
+	}
+	if !strings.Contains(w.Message, "the baseline's 5") || !strings.Contains(w.Message, "the candidate's 5") {
+		t.Errorf("message %q does not name both arms", w.Message)
 	}
 }
