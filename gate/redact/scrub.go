@@ -71,6 +71,16 @@ func (s *Scrubber) Len() int {
 	return len(s.values)
 }
 
+// Longest is the length of the longest value s searches for, in any of
+// its forms: a writer that must cut text it cannot scrub whole keeps that
+// many bytes back from the cut.
+func (s *Scrubber) Longest() int {
+	if s == nil || len(s.values) == 0 {
+		return 0
+	}
+	return len(s.values[0])
+}
+
 // String returns text with every known value and every credential-shaped
 // value replaced by Placeholder.
 //
