@@ -19,7 +19,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/perfgate/perfgate/gate/engine"
@@ -80,7 +79,7 @@ type Options struct {
 // because a fingerprint with gaps is still worth recording.
 func Collect(ctx context.Context, o Options) (fp map[string]string, notes []string) {
 	if o.Run == nil {
-		o.Run = execRunner
+		o.Run = Exec
 	}
 	if o.ReadFile == nil {
 		o.ReadFile = os.ReadFile
@@ -157,29 +156,6 @@ func launchFacts(argv []string, set func(k, v string)) {
 	if g := tp.GPUs(argv); g > 0 {
 		set(result.KeyTensorParallel, strconv.Itoa(g))
 	}
-}
-
-// execRunner runs a program found on PATH, bounded to 15 s: nvidia-smi can
-// hang on a wedged driver, and a fingerprint must not hang a run.
-func execRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
-	path, err := exec.LookPath(name)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 200 {
-			msg = msg[:200]
-		}
-		return nil, fmt.Errorf("%s: %w %s", name, err, msg)
-	}
-	return out, nil
 }
 
 var cudaRe = regexp.MustCompile(`CUDA Version:\s*([0-9][0-9.]*)`)
