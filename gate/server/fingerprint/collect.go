@@ -98,10 +98,14 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 			fp[k] = v
 		}
 	}
-	if err := gpus(ctx, o.Run, fp); err != nil {
-		notes = append(notes, err.Error())
+	gerr := gpus(ctx, o.Run, fp)
+	if gerr != nil {
+		notes = append(notes, gerr.Error())
 	}
-	if out, err := o.Run(ctx, "nvidia-smi"); err == nil {
+	// A hung nvidia-smi is not asked a second time (15 s more), nor is
+	// one of a run that was interrupted.
+	hung := errors.Is(gerr, context.DeadlineExceeded) || ctx.Err() != nil
+	if out, err := askAgain(ctx, o.Run, !hung); err == nil {
 		if m := cudaRe.FindSubmatch(out); m != nil {
 			set(CUDAVersion, string(m[1]))
 		}
@@ -156,6 +160,15 @@ func launchFacts(argv []string, set func(k, v string)) {
 	if g := tp.GPUs(argv); g > 0 {
 		set(result.KeyTensorParallel, strconv.Itoa(g))
 	}
+}
+
+// askAgain runs plain nvidia-smi (its banner names the CUDA version)
+// when ok, else says it was not asked.
+func askAgain(ctx context.Context, run Runner, ok bool) ([]byte, error) {
+	if !ok {
+		return nil, errors.New("nvidia-smi not asked again")
+	}
+	return run(ctx, "nvidia-smi")
 }
 
 var cudaRe = regexp.MustCompile(`CUDA Version:\s*([0-9][0-9.]*)`)

@@ -5,6 +5,7 @@ package fingerprint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -107,5 +108,22 @@ func TestClipWords(t *testing.T) {
 		if got := clipWords(tt.in, tt.n); got != tt.want {
 			t.Errorf("clipWords(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestCollectAsksHungNvidiaSmiOnce: Collect ran nvidia-smi twice (the GPU
+// query, then the banner for the CUDA version), 15 s each when it hangs.
+func TestCollectAsksHungNvidiaSmiOnce(t *testing.T) {
+	calls := 0
+	run := func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		if name != "nvidia-smi" {
+			return nil, os.ErrNotExist
+		}
+		calls++
+		return nil, fmt.Errorf("%s: no answer within 15s: %w", name, context.DeadlineExceeded)
+	}
+	_, notes := Collect(context.Background(), Options{Run: run, ReadFile: func(string) ([]byte, error) { return nil, os.ErrNotExist }})
+	if calls != 1 || len(notes) == 0 || !strings.Contains(notes[0], "no answer within 15s") {
+		t.Errorf("%d calls, notes %q; want one call, noted", calls, notes)
 	}
 }
