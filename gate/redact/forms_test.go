@@ -81,3 +81,43 @@ func FuzzScrubber(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkScrubberLog is the cost of scrubbing a server's log as the
+// launcher does: 64 KiB of log lines against ten known secrets, each in
+// its escaped forms.
+func BenchmarkScrubberLog(b *testing.B) {
+	var vals []string
+	for i := 0; i < 10; i++ {
+		vals = append(vals, strings.Repeat(string(rune('a'+i)), 4)+`"secret\value-`+strings.Repeat("x", i))
+	}
+	s := NewScrubber(vals...)
+	line := "INFO 03-15 10:15:00 engine.py:123] Avg prompt throughput: 1234.5 tokens/s, Running: 8 reqs\n"
+	log := strings.Repeat(line, (64<<10)/len(line))
+	b.SetBytes(int64(len(log)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = s.String(log)
+	}
+}
+
+// TestTextPrefilters: the cheap checks that skip Text's expressions
+// never skip text they would change: every shape, scheme and name, in
+// odd cases and with the Unicode letters that fold or upper-case into
+// ASCII ones.
+func TestTextPrefilters(t *testing.T) {
+	for _, in := range []string{
+		"x ghs_16C7e42F292c6912E7710c838347Ae178B4a y",
+		"AUTHORIZATION: BEARER abcdefgh1234",
+		"authorization: bAsIc QWxhZGRpbjpvcGVu",
+		"x-api-KEY: hunter22",
+		"MYSQL_PWD=hunter22",
+		"GITHUB_PAT=hunter22",
+		"baſic abcdefgh12345678", // (?i) folds ſ to s
+		"tokın=hunter22 token=x", // ı upper-cases to I
+		"see https://user:pw@h.example/",
+	} {
+		if Text(in) == in {
+			t.Errorf("Text(%q) hid nothing", in)
+		}
+	}
+}
