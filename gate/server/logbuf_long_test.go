@@ -70,3 +70,36 @@ func TestLogBufferOverlongLineCut(t *testing.T) {
 		t.Errorf("the file got %d bytes of a line cut at %d", len(got), b.maxLine)
 	}
 }
+
+// FuzzLogBuffer: however a server's output is split into writes and
+// however long its lines, neither the log file nor the tail ever holds
+// the secret, and the file keeps every byte of lines that fit.
+func FuzzLogBuffer(f *testing.F) {
+	f.Add("start\nkey SECRET in use\n", 3, uint8(7))
+	f.Add(strings.Repeat("a", 90)+"SECRET"+strings.Repeat("b", 90)+"\nnext\n", 60, uint8(13))
+	f.Add("SECRETSECRET\n\n\nSECRET", 1, uint8(1))
+	f.Fuzz(func(t *testing.T, text string, at int, chunk uint8) {
+		const secret = "pg-secret-xyz-123"
+		if at < 0 || at > len(text) {
+			at = len(text)
+		}
+		if strings.Contains(text, secret[:8]) || strings.Contains(text, secret[len(secret)-8:]) {
+			return // the text spells a part of the secret itself
+		}
+		in := strings.ReplaceAll(text[:at], "SECRET", secret) + secret + strings.ReplaceAll(text[at:], "SECRET", secret)
+		var file bytes.Buffer
+		b := newLogBuffer(&file, 128, redact.NewScrubber(secret))
+		b.maxLine = 64
+		writeChunks(b, in, int(chunk%32)+1)
+		tail := b.Tail(1000)
+		b.flush()
+		for name, got := range map[string]string{"file": file.String(), "tail": tail, "tail after flush": b.Tail(1000)} {
+			if strings.Contains(got, secret) || strings.Contains(got, secret[:8]) || strings.Contains(got, secret[len(secret)-8:]) {
+				t.Fatalf("the %s holds (part of) the secret: %q from %q", name, got, in)
+			}
+		}
+		if len(in) <= b.maxLine && !strings.Contains(in, "\n") && file.String() != strings.ReplaceAll(in, secret, redact.Placeholder) {
+			t.Fatalf("a short line changed: %q -> %q", in, file.String())
+		}
+	})
+}
