@@ -121,3 +121,15 @@ func TestTextPrefilters(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONCredentials(t *testing.T) {
+	v := map[string]any{
+		"priority": 1.0, "bos_token": "<s>", "max_tokens": "5",
+		"metadata": map[string]any{"client_secret": "hunter2", "user": "alice", "api_key": ""},
+		"tags":     []any{"plain", openai, map[string]any{"x-api-key": "k"}},
+	}
+	got := strings.Join(JSONCredentials(v, "extra_body"), " ")
+	if want := "extra_body.metadata.client_secret extra_body.tags[1] extra_body.tags[2].x-api-key"; got != want {
+		t.Errorf("JSONCredentials = %q, want %q", got, want)
+	}
+}

@@ -70,8 +70,8 @@ func (d *decoder) extraBody(n *yaml.Node, f *File) {
 		d.errorf(n.Line, "extra_body: an empty mapping adds nothing; leave the key out")
 		return
 	}
-	if paths := extraSecrets(obj, "", "extra_body"); len(paths) > 0 {
-		d.errorf(n.Line, "%s", extraSecretError(paths))
+	if paths := redact.JSONCredentials(obj, "extra_body"); len(paths) > 0 {
+		d.errorf(n.Line, "%s", extraCredentialError(paths))
 		return
 	}
 	b, err := json.Marshal(obj)
