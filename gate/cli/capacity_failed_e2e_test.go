@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,4 +72,51 @@ func TestCapacityRunAgainstFailingServer(t *testing.T) {
 		}
 		t.Logf("hang up %v: exit %d in %s: %s", hangUp, code, time.Since(start).Round(time.Millisecond), r.IncompleteReason)
 	}
+}
+
+// TestCapacityRunInterruptedKeepsProbes is issue 20 item 5: an
+// interrupted capacity search wrote `trials: []`, dropping the probes it
+// ran. The search interrupted after its first probe is kept as an
+// invalid trial with its probes, and the result is incomplete.
+func TestCapacityRunInterruptedKeepsProbes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run against the simulator (-short)")
+	}
+	url := capacityE2ESim(t, 4)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The interrupt comes once the first probe's line is on stderr.
+	w := &cancelOn{marker: "probe saturation", cancel: cancel}
+	code := Main(ctx, []string{"run", "-w", "testdata/capacity-e2e.yaml", "--url", url, "-o", out, "--max-dispatch-lag-ms", "1000"},
+		Streams{Out: &strings.Builder{}, Err: w})
+	if code == ExitPass {
+		t.Errorf("an interrupted run exited 0")
+	}
+	r, err := result.Read(filepath.Join(out, "capacity-e2e.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Complete || len(r.Trials) == 0 || r.Trials[0].Capacity == nil || len(r.Trials[0].Capacity.Probes) == 0 || r.Trials[0].Valid {
+		t.Fatalf("complete %v, trials %+v: want the interrupted search kept, invalid, with its probes", r.Complete, r.Trials)
+	}
+	t.Logf("kept %d probe(s): %s", len(r.Trials[0].Capacity.Probes), r.Trials[0].InvalidReason)
+}
+
+// cancelOn is a writer that calls cancel once marker is written to it.
+type cancelOn struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Write(p)
+	if strings.Contains(c.b.String(), c.marker) {
+		c.cancel()
+	}
+	return len(p), nil
 }
