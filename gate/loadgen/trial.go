@@ -33,7 +33,6 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if model == "" {
 		model = m.Model
 	}
-	c := r.clientFor(m)
 	defer func() { res.FinishedAt = time.Now().UTC() }()
 	fail := func(reason string, err error) error {
 		res.Complete, res.IncompleteReason = false, reason
@@ -44,13 +43,19 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if err := ensureFDs(m); err != nil {
 		return fail(err.Error(), err)
 	}
-	c, err := r.withHeaders(c, m)
+	c, err := r.withHeaders(r.clientFor(m), m)
 	if err != nil {
 		return fail(err.Error(), err)
 	}
 	prof, err := r.resolveEngine(ctx, c.http) // Prepare resolved it already
 	if err != nil {
 		return fail(err.Error(), err)
+	}
+	if prof.ClosesAfterStream {
+		// The profile is known now: a client without connection reuse.
+		if c, err = r.withHeaders(r.clientFor(m), m); err != nil {
+			return fail(err.Error(), err)
+		}
 	}
 	if r.cfg.ResetPrefixCache && prof.CacheReset == nil {
 		err := r.resetPrefixCache(ctx, c.http, prof) // the error saying why
@@ -158,9 +163,13 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 	var (
 		heldMu sync.Mutex
 		later  []held
+		resent atomic.Int64
 	)
 	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS
+		if x.attempts > 1 {
+			resent.Add(1)
+		}
 		prog.finished(x)
 		if r.tok != nil && needsCount(x) {
 			heldMu.Lock()
@@ -190,6 +199,10 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 	t := acc.Finish(sent.duration, m.GPUs, r.cfg.Limits)
 	if warn != "" {
 		t.Warnings = append(t.Warnings, warn)
+	}
+	if n := int(resent.Load()); n > 0 {
+		t.Resent = n
+		t.Warnings = append(t.Warnings, resentWarning(n, sent.sent))
 	}
 	if !sent.interrupted {
 		return t, false
@@ -370,4 +383,12 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// resentWarning says what resending cost and what would avoid it.
+func resentWarning(n, of int) string {
+	return fmt.Sprintf("%d of %d requests were sent again on a fresh connection: the server closed the kept-alive connection they picked before answering "+
+		"(it offers keep-alive but closes connections); their latency includes the closed attempt. "+
+		"If the server closes every connection after a stream, set server.engine to its profile if it has one that says so (llamacpp), "+
+		"so each request opens its own connection instead (docs/run.md#connections)", n, of)
 }
