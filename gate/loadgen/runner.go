@@ -47,6 +47,9 @@ type Runner struct {
 	// /tokenize. probed: the server was asked once already.
 	tok    *tokenizer
 	probed bool
+	// vocab is the vocabulary size the server reported for the model
+	// (llama.cpp's /v1/models meta.n_vocab); 0 when it reported none.
+	vocab atomic.Int64
 }
 
 // New checks cfg and returns a Runner.

@@ -66,6 +66,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		return fail(err.Error(), err)
 	}
 	m = cm
+	m, vocabWarn := fitVocab(m, int(r.vocab.Load()))
 	if !r.probed {
 		r.probed = true
 		r.tok = r.probeTokenizer(ctx, c, model, prof)
@@ -103,12 +104,18 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if err != nil {
 			return fail(err.Error(), err)
 		}
-		t, interrupted := r.trial(ctx, m, c, idx, n, tag, bodies)
+		t, interrupted, eos := r.trial(ctx, m, c, idx, n, tag, bodies)
 		t.Index = idx
 		if warm != "" {
 			t.Warnings = append(t.Warnings, warm)
 		}
-		t.Warnings = append(t.Warnings, engineWarnings(m, prof)...)
+		t.Warnings = append(t.Warnings, engineWarnings(m, prof, eos.exact())...)
+		if vocabWarn != "" {
+			t.Warnings = append(t.Warnings, vocabWarn)
+		}
+		if h := invalidTokenHint(m, t); h != "" && t.Completed > 0 {
+			t.Warnings = append(t.Warnings, h)
+		}
 		// AfterTrial runs even for an interrupted trial, so server-side
 		// counters stay paired with what was measured; after an interrupt
 		// it gets a second at most, since the partial result must be
@@ -132,7 +139,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 			return fail(fmt.Sprintf("interrupted during trial %d", idx), fmt.Errorf("%s: %w", m.Cell, ErrInterrupted))
 		}
 		if t.Completed == 0 {
-			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)%s", res.Server.URL, idx, t.InvalidReason, textOnlyHint(m, prof))
+			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)%s", res.Server.URL, idx, t.InvalidReason, refusalHint(m, prof, t))
 			return fail(err.Error(), err)
 		}
 	}
@@ -151,7 +158,7 @@ const interruptedHookTimeout = time.Second
 // trial runs one measured pass over m.Requests and summarises it.
 // interrupted is true when ctx was cancelled before every request was sent
 // and answered.
-func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
+func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool, *eosSeen) {
 	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0).Percentiles(m.MetricPercentiles...)
 	prog := r.startProgress(m, idx, of)
 	// Requests whose chunks the server's tokenizer will count wait until
@@ -164,12 +171,14 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 		heldMu sync.Mutex
 		later  []held
 		resent atomic.Int64
+		eos    eosSeen
 	)
 	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS
 		if x.attempts > 1 {
 			resent.Add(1)
 		}
+		eos.see(&x.rec)
 		prog.finished(x)
 		if r.tok != nil && needsCount(x) {
 			heldMu.Lock()
@@ -205,7 +214,7 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 		t.Warnings = append(t.Warnings, resentWarning(n, sent.sent))
 	}
 	if !sent.interrupted {
-		return t, false
+		return t, false, &eos
 	}
 	t.Valid = false
 	why := fmt.Sprintf("interrupted: %d of %d requests dispatched", sent.sent, len(m.Requests))
@@ -216,7 +225,7 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 		why += "; " + t.InvalidReason
 	}
 	t.InvalidReason = why
-	return t, true
+	return t, true, &eos
 }
 
 // dispatchStats describes a finished dispatch.
