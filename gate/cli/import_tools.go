@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfgate/perfgate/gate/importers"
+	"github.com/perfgate/perfgate/gate/result"
+)
+
+// importTool is one importer of gate/importers and what its command says.
+type importTool struct {
+	name, use, short, long string
+	parse                  func(name string, data []byte) ([]importers.Run, error)
+	// dir: the tool writes a directory of runs, read by readDir.
+	readDir func(dir string) ([]importers.Run, error)
+}
+
+var importTools = []importTool{
+	{
+		name: "guidellm", use: "guidellm FILE... -o OUT", short: "Import GuideLLM reports (benchmarks.json), one trial per benchmark and file",
+		long: `Import GuideLLM reports (guidellm benchmark --output-path benchmarks.json).
+
+Each benchmark of a report is one load point (its scheduling strategy); the
+benchmarks of the same load point across files become the trials of one
+cell. With one load point OUT may be a .json file; otherwise OUT is a
+directory holding one result per load point, named NAME-<point> (c16,
+rate4, sync, max). GuideLLM's inter-token latency becomes tpot_ms (the same
+definition), request_latency e2el_ms; the ids it has no value for are
+listed. See docs/importers.md.`,
+		parse: importers.ParseGuideLLM,
+	},
+}
+
+// attachImporters adds one subcommand per importTools entry to parent.
+func attachImporters(s *Streams, parent *cobra.Command) {
+	for _, tool := range importTools {
+		parent.AddCommand(newImportToolCmd(s, tool))
+	}
+}
+
+func newImportToolCmd(s *Streams, tool importTool) *cobra.Command {
+	var out, name string
+	var gpus int
+	cmd := &cobra.Command{
+		Use: tool.use, Short: tool.short, Long: tool.long,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return exitf(ExitInvalid, "--out (-o) is required")
+			}
+			if gpus < 0 {
+				return exitf(ExitInvalid, "--gpus %d: must be 0 (unknown) or positive", gpus)
+			}
+			if name == "" {
+				name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+			}
+			var runs []importers.Run
+			for _, p := range args {
+				var got []importers.Run
+				var err error
+				if st, statErr := os.Stat(p); statErr == nil && st.IsDir() && tool.readDir != nil {
+					got, err = tool.readDir(p)
+				} else if tool.parse == nil {
+					err = fmt.Errorf("%s: want a directory", p)
+				} else {
+					var data []byte
+					if data, err = os.ReadFile(p); err == nil {
+						got, err = tool.parse(p, data)
+					}
+				}
+				if err != nil {
+					return exitf(ExitInvalid, "import %s: %w", tool.name, err)
+				}
+				runs = append(runs, got...)
+			}
+			results, err := importers.Build(runs, importers.Options{Name: name, GPUs: gpus, ToolVersion: Version})
+			if err != nil {
+				return exitf(ExitInvalid, "import %s: %w", tool.name, err)
+			}
+			return writeImported(s, tool.name, out, results)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "result file (one load point) or directory (one result per load point)")
+	cmd.Flags().StringVar(&name, "name", "", "cell name, or prefix of the cells' names (default: OUT's name without extension)")
+	cmd.Flags().IntVar(&gpus, "gpus", 0, "GPUs the server used; adds per-GPU throughput")
+	return cmd
+}
+
+// writeImported writes one result as OUT.json, or several into the
+// directory OUT, and says what it wrote and what the files lack.
+func writeImported(s *Streams, tool, out string, results []*result.Result) error {
+	single := strings.HasSuffix(out, ".json")
+	if single && len(results) > 1 {
+		var cells []string
+		for _, r := range results {
+			cells = append(cells, r.Workload.Cell)
+		}
+		return exitf(ExitInvalid, "import %s: %d load points (%s): give a directory as -o, not the file %s", tool, len(results), strings.Join(cells, ", "), out)
+	}
+	for _, r := range results {
+		path := out
+		if !single {
+			path = filepath.Join(out, result.FileName(r.Workload.Cell))
+		}
+		if err := result.Write(path, r); err != nil {
+			return fmt.Errorf("import %s: %w", tool, err)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(s.Err, "note: %s\n", n)
+		}
+		fmt.Fprintf(s.Out, "wrote %s: cell %q, %d trials, hash %.12s\n", path, r.Workload.Cell, len(r.Trials), r.Workload.Hash)
+	}
+	return nil
+}
