@@ -34,6 +34,22 @@ definition), request_latency e2el_ms; the ids it has no value for are
 listed. See docs/importers.md.`,
 		parse: importers.ParseGuideLLM,
 	},
+	{
+		name: "genai-perf", use: "genai-perf FILE... -o OUT", short: "Import GenAI-Perf profile exports (profile_export_genai_perf.json), one trial per file",
+		long: `Import GenAI-Perf profile exports (profile_export_genai_perf.json), one run
+per file; files of the same load point become the trials of one cell.
+inter_token_latency becomes tpot_ms (the same definition); GenAI-Perf keeps
+no per-chunk gaps, so itl_ms is listed as lacking. See docs/importers.md.`,
+		parse: importers.ParseProfileExport,
+	},
+	{
+		name: "aiperf", use: "aiperf FILE... -o OUT", short: "Import AIPerf profile exports (profile_export_aiperf.json), one trial per file",
+		long: `Import AIPerf profile exports (profile_export_aiperf.json), one run per
+file; files of the same load point become the trials of one cell.
+inter_token_latency becomes tpot_ms, inter_chunk_latency itl_ms. See
+docs/importers.md.`,
+		parse: importers.ParseProfileExport,
+	},
 }
 
 // attachImporters adds one subcommand per importTools entry to parent.

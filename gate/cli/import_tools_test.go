@@ -81,3 +81,36 @@ func TestImportMatchesNativeBaseline(t *testing.T) {
 		t.Errorf("native baseline of another shape: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestImportProfileExportsCompare: AIPerf exports gate against each other
+// (the same server passes, 30 % slower regresses), and a GenAI-Perf export
+// of the same load point is the same workload to compare.
+func TestImportProfileExportsCompare(t *testing.T) {
+	dir := t.TempDir()
+	imp := func(tool, out string, files ...string) string {
+		t.Helper()
+		args := []string{"import", tool, "-o", filepath.Join(dir, out+".json"), "--name", "pe"}
+		for _, f := range files {
+			args = append(args, "../importers/testdata/"+tool+"/"+f)
+		}
+		if code, stdout, errs := runCLI(args...); code != ExitPass {
+			t.Fatalf("import %s: exit %d\n%s\n%s", tool, code, stdout, errs)
+		}
+		return filepath.Join(dir, out+".json")
+	}
+	ai := func(p string) string { return p + "-profile_export_aiperf.json" }
+	gp := func(p string) string { return p + "-profile_export_genai_perf.json" }
+	base := imp("aiperf", "base", ai("1"), ai("2"), ai("3"))
+	same := imp("aiperf", "same", ai("3"), ai("1"), ai("2"))
+	slow := imp("aiperf", "slow", ai("slow-1"), ai("slow-2"), ai("slow-3"))
+	genai := imp("genai-perf", "genai", gp("1"), gp("2"), gp("3"))
+	for _, tc := range []struct {
+		name, cand string
+		want       ExitCode
+	}{{"same", same, ExitPass}, {"slow", slow, ExitRegression}, {"genai-perf of the same shape", genai, ExitPass}} {
+		code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", base, "--candidate", tc.cand)
+		if code != tc.want {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", tc.name, code, tc.want, out, errs)
+		}
+	}
+}

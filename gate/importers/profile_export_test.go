@@ -1,0 +1,82 @@
+package importers
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/perfgate/perfgate/gate/metrics"
+)
+
+func TestParseProfileExport(t *testing.T) {
+	for _, tc := range []struct {
+		file, tool string
+		itl        bool
+	}{
+		{"testdata/aiperf/1-profile_export_aiperf.json", AIPerf, true},
+		{"testdata/genai-perf/1-profile_export_genai_perf.json", GenAIPerf, false},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			runs, err := ParseProfileExport(tc.file, readFixture(t, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != 1 {
+				t.Fatalf("%d runs", len(runs))
+			}
+			r := runs[0]
+			if r.Tool != tc.tool || r.Model != "Qwen/Qwen3-8B" || r.Completed != 200 || r.Label != "c16" {
+				t.Errorf("tool %s model %q completed %d label %q", r.Tool, r.Model, r.Completed, r.Label)
+			}
+			s := r.Shape
+			if s.NumPrompts != 200 || s.MaxConcurrency != 16 || !math.IsInf(s.RequestRate, 1) || s.MeanInputLen != 512 || s.MeanOutputLen != 128 || s.EndpointType != "completions" {
+				t.Errorf("shape %+v", s)
+			}
+			if x := r.Values["ttft_ms.p50"]; x != 40 || r.Values["ttft_ms.median"] != 40 {
+				t.Errorf("ttft p50 %v median %v", x, r.Values["ttft_ms.median"])
+			}
+			if _, ok := r.Values["itl_ms.p99"]; ok != tc.itl {
+				t.Errorf("itl_ms.p99 present %v, want %v", ok, tc.itl)
+			}
+			if x := r.Values["tpot_ms.mean"]; !(x > 9 && x < 9.2) {
+				t.Errorf("tpot_ms.mean %v (inter_token_latency)", x)
+			}
+			for id := range r.Values {
+				if _, ok := metrics.Lookup(id); !ok {
+					t.Errorf("%s is no perfgate id", id)
+				}
+			}
+			if tc.tool == AIPerf && !(r.DurationS > 11 && r.DurationS < 13) {
+				t.Errorf("duration %v s (benchmark_duration in sec)", r.DurationS)
+			}
+		})
+	}
+}
+
+func TestParseProfileExportErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"benchmarks": []}`, "not a GenAI-Perf or AIPerf profile export"},
+		{`{"request_latency": {"unit": "fortnights", "avg": 1}, "request_count": {"avg": 1}}`, `time unit "fortnights"`},
+		{`{"request_latency": {"unit": "ms", "avg": 1}, "request_count": {"avg": 1.5}}`, "request_count.avg"},
+		{"{\n\"request_latency\": ,\n}", "line 2"},
+	} {
+		_, err := ParseProfileExport("p.json", []byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "p.json") {
+			t.Errorf("%s: error %v, want one naming p.json and %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseProfileExport(f *testing.F) {
+	f.Add(readFixture(f, "testdata/aiperf/1-profile_export_aiperf.json"))
+	f.Add(readFixture(f, "testdata/genai-perf/1-profile_export_genai_perf.json"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		runs, err := ParseProfileExport("f", data)
+		if err != nil {
+			return
+		}
+		if _, err := Build(runs, Options{Name: "x"}); err != nil {
+			t.Fatalf("Build of parsed runs: %v", err)
+		}
+	})
+}
