@@ -112,7 +112,7 @@ func (r *Runner) resetPrefixCache(ctx context.Context, hc *http.Client, p engine
 // those that produced exactly max_tokens, so engineWarnings follows what
 // the server did. Safe for concurrent use.
 type eosSeen struct {
-	mu        sync.Mutex
+	mu      sync.Mutex
 	of, hit int
 }
 
