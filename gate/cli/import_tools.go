@@ -16,8 +16,6 @@ import (
 type importTool struct {
 	name, use, short, long string
 	parse                  func(name string, data []byte) ([]importers.Run, error)
-	// dir: the tool writes a directory of runs, read by readDir.
-	readDir func(dir string) ([]importers.Run, error)
 }
 
 var importTools = []importTool{
@@ -57,6 +55,7 @@ func attachImporters(s *Streams, parent *cobra.Command) {
 	for _, tool := range importTools {
 		parent.AddCommand(newImportToolCmd(s, tool))
 	}
+	parent.AddCommand(newImportSweepCmd(s))
 }
 
 func newImportToolCmd(s *Streams, tool importTool) *cobra.Command {
@@ -77,17 +76,10 @@ func newImportToolCmd(s *Streams, tool importTool) *cobra.Command {
 			}
 			var runs []importers.Run
 			for _, p := range args {
+				data, err := os.ReadFile(p)
 				var got []importers.Run
-				var err error
-				if st, statErr := os.Stat(p); statErr == nil && st.IsDir() && tool.readDir != nil {
-					got, err = tool.readDir(p)
-				} else if tool.parse == nil {
-					err = fmt.Errorf("%s: want a directory", p)
-				} else {
-					var data []byte
-					if data, err = os.ReadFile(p); err == nil {
-						got, err = tool.parse(p, data)
-					}
+				if err == nil {
+					got, err = tool.parse(p, data)
 				}
 				if err != nil {
 					return exitf(ExitInvalid, "import %s: %w", tool.name, err)

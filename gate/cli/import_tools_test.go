@@ -114,3 +114,16 @@ func TestImportProfileExportsCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestImportSweepCompares: a vllm bench sweep experiment imports as one
+// cell per combination, and compare gates it against itself.
+func TestImportSweepCompares(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI("import", "vllm-sweep", "../importers/testdata/vllm-sweep/20261201_100000", "-o", filepath.Join(dir, "sweep"))
+	if code != ExitPass || strings.Count(out, "wrote ") != 2 || !strings.Contains(errs, "run=2.failure.json") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", filepath.Join(dir, "sweep"), "--candidate", filepath.Join(dir, "sweep")); code != ExitPass && code != ExitInconclusive {
+		t.Errorf("sweep against itself: exit %d\n%s\n%s", code, out, errs)
+	}
+}
