@@ -48,6 +48,29 @@ inter_token_latency becomes tpot_ms, inter_chunk_latency itl_ms. See
 docs/importers.md.`,
 		parse: importers.ParseProfileExport,
 	},
+	{
+		name: "inference-perf", use: "inference-perf FILE... -o OUT", short: "Import inference-perf lifecycle reports (stage_N_lifecycle_metrics.json), one trial per file",
+		long: `Import inference-perf lifecycle reports: stage_N_lifecycle_metrics.json (one
+load stage each) or summary_lifecycle_metrics.json (every stage together, no
+one load point). The run's config.yaml beside a report names the API, the
+arrival process and the model, which the report lacks; without it the cell
+matches only other inference-perf imports. Latencies in seconds become ms.
+See docs/importers.md.`,
+		parse: parseInferencePerfBeside,
+	},
+}
+
+// parseInferencePerfBeside reads the config.yaml next to an inference-perf
+// report, when there is one, and parses both.
+func parseInferencePerfBeside(name string, data []byte) ([]importers.Run, error) {
+	cfg, err := os.ReadFile(filepath.Join(filepath.Dir(name), "config.yaml"))
+	if err != nil {
+		if !os.IsNotExist(err) {
+			return nil, err
+		}
+		cfg = nil
+	}
+	return importers.ParseInferencePerf(name, data, cfg)
 }
 
 // attachImporters adds one subcommand per importTools entry to parent.

@@ -127,3 +127,43 @@ func TestImportSweepCompares(t *testing.T) {
 		t.Errorf("sweep against itself: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestImportInferencePerfCompares: inference-perf stage reports gate
+// against each other, and against a native baseline of the same shape
+// (random 512/128 completions, 240 requests, Poisson at 4 req/s).
+func TestImportInferencePerfCompares(t *testing.T) {
+	dir := t.TempDir()
+	imp := func(out string, runs ...string) string {
+		t.Helper()
+		args := []string{"import", "inference-perf", "-o", filepath.Join(dir, out+".json"), "--name", "ip"}
+		for _, r := range runs {
+			args = append(args, "../importers/testdata/inference-perf/"+r+"/stage_0_lifecycle_metrics.json")
+		}
+		if code, stdout, errs := runCLI(args...); code != ExitPass {
+			t.Fatalf("import: exit %d\n%s\n%s", code, stdout, errs)
+		}
+		return filepath.Join(dir, out+".json")
+	}
+	base := imp("base", "run-1", "run-2", "run-3")
+	slow := imp("slow", "slow-1", "slow-2", "slow-3")
+	same := imp("same", "run-3", "run-1", "run-2")
+	if code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", base, "--candidate", same); code != ExitPass {
+		t.Errorf("same: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", base, "--candidate", slow); code != ExitRegression {
+		t.Errorf("slow: exit %d\n%s\n%s", code, out, errs)
+	}
+	r, err := result.Read(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal(result.Spec{Kind: result.KindServing, Name: "ip", Cell: "ip", API: "completions", Model: "Qwen/Qwen3-8B",
+		Dataset: result.Dataset{Kind: "random", InputTokens: 512, OutputTokens: 128},
+		Load:    result.Load{Requests: 240, Rate: 4, Burstiness: 1}})
+	n := *r
+	n.Workload = result.Workload{Name: "ip", Cell: "ip", Hash: "native", Spec: spec}
+	native := writeResult(t, filepath.Join(dir, "native.json"), &n)
+	if code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", native, "--candidate", same); code != ExitPass || !strings.Contains(out+errs, "matched by load shape") {
+		t.Errorf("native baseline: exit %d\n%s\n%s", code, out, errs)
+	}
+}
