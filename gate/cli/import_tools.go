@@ -36,9 +36,10 @@ listed. See docs/importers.md.`,
 		name: "genai-perf", use: "genai-perf FILE... -o OUT", short: "Import GenAI-Perf profile exports (profile_export_genai_perf.json), one trial per file",
 		long: `Import GenAI-Perf profile exports (profile_export_genai_perf.json), one run
 per file; files of the same load point become the trials of one cell.
-inter_token_latency becomes tpot_ms (the same definition); GenAI-Perf keeps
-no per-chunk gaps, so itl_ms is listed as lacking. See docs/importers.md.`,
-		parse: importers.ParseProfileExport,
+inter_token_latency becomes tpot_ms (the same definition). The raw export
+profile_export.json beside a summary is read too: its per-request records
+are kept and give itl_ms (the summary has none). See docs/importers.md.`,
+		parse: parseGenAIPerfBeside,
 	},
 	{
 		name: "aiperf", use: "aiperf FILE... -o OUT", short: "Import AIPerf profile exports (profile_export_aiperf.json), one trial per file",
@@ -147,4 +148,18 @@ func writeImported(s *Streams, tool, out string, results []*result.Result) error
 		fmt.Fprintf(s.Out, "wrote %s: cell %q, %d trials, hash %.12s\n", path, r.Workload.Cell, len(r.Trials), r.Workload.Hash)
 	}
 	return nil
+}
+
+// parseGenAIPerfBeside reads GenAI-Perf's raw export (profile_export.json)
+// next to a summary, when there is one, for its per-request data.
+func parseGenAIPerfBeside(name string, data []byte) ([]importers.Run, error) {
+	rawName := filepath.Join(filepath.Dir(name), "profile_export.json")
+	raw, err := os.ReadFile(rawName)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			return nil, err
+		}
+		raw = nil
+	}
+	return importers.ParseProfileExportWithRaw(name, data, rawName, raw)
 }

@@ -99,7 +99,7 @@ func TestImportProfileExportsCompare(t *testing.T) {
 		return filepath.Join(dir, out+".json")
 	}
 	ai := func(p string) string { return p + "-profile_export_aiperf.json" }
-	gp := func(p string) string { return p + "-profile_export_genai_perf.json" }
+	gp := func(p string) string { return "run-" + p + "/profile_export_genai_perf.json" }
 	base := imp("aiperf", "base", ai("1"), ai("2"), ai("3"))
 	same := imp("aiperf", "same", ai("3"), ai("1"), ai("2"))
 	slow := imp("aiperf", "slow", ai("slow-1"), ai("slow-2"), ai("slow-3"))

@@ -38,6 +38,25 @@ var profileDists = []struct{ key, base string }{
 // {"unit", "avg", "p50", ...} objects and its settings in input_config
 // (GenAI-Perf's flat arguments, AIPerf's nested endpoint/loadgen/input).
 func ParseProfileExport(name string, data []byte) ([]Run, error) {
+	return ParseProfileExportWithRaw(name, data, "", nil)
+}
+
+// ParseProfileExportWithRaw is ParseProfileExport with GenAI-Perf's raw
+// per-request export (profile_export.json, named rawName) when the caller
+// found one beside the summary: its records are kept and fill what the
+// summary lacks (itl_ms).
+func ParseProfileExportWithRaw(name string, data []byte, rawName string, raw []byte) ([]Run, error) {
+	runs, err := parseProfileExport(name, data)
+	if err != nil || raw == nil {
+		return runs, err
+	}
+	if err := runs[0].withRawExport(rawName, raw); err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+func parseProfileExport(name string, data []byte) ([]Run, error) {
 	doc, err := decode(name, data)
 	if err != nil {
 		return nil, err

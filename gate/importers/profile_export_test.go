@@ -14,7 +14,7 @@ func TestParseProfileExport(t *testing.T) {
 		itl        bool
 	}{
 		{"testdata/aiperf/1-profile_export_aiperf.json", AIPerf, true},
-		{"testdata/genai-perf/1-profile_export_genai_perf.json", GenAIPerf, false},
+		{"testdata/genai-perf/run-1/profile_export_genai_perf.json", GenAIPerf, false},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			runs, err := ParseProfileExport(tc.file, readFixture(t, tc.file))
@@ -69,7 +69,7 @@ func TestParseProfileExportErrors(t *testing.T) {
 
 func FuzzParseProfileExport(f *testing.F) {
 	f.Add(readFixture(f, "testdata/aiperf/1-profile_export_aiperf.json"))
-	f.Add(readFixture(f, "testdata/genai-perf/1-profile_export_genai_perf.json"))
+	f.Add(readFixture(f, "testdata/genai-perf/run-1/profile_export_genai_perf.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		runs, err := ParseProfileExport("f", data)
 		if err != nil {
@@ -77,6 +77,66 @@ func FuzzParseProfileExport(f *testing.F) {
 		}
 		if _, err := Build(runs, Options{Name: "x"}); err != nil {
 			t.Fatalf("Build of parsed runs: %v", err)
+		}
+	})
+}
+
+// TestGenAIPerfRawExport: the raw per-request export beside a GenAI-Perf
+// summary is kept, counts a request without responses as failed in the
+// records, and gives ITL from the chunk gaps.
+func TestGenAIPerfRawExport(t *testing.T) {
+	dir := "testdata/genai-perf/run-raw/"
+	runs, err := ParseProfileExportWithRaw(dir+"profile_export_genai_perf.json", readFixture(t, dir+"profile_export_genai_perf.json"),
+		dir+"profile_export.json", readFixture(t, dir+"profile_export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	failed := 0
+	for _, q := range r.Requests {
+		if !q.Success {
+			failed++
+		}
+	}
+	if len(r.Requests) != 16 || failed != 1 {
+		t.Errorf("%d records, %d failed; want 16 and 1", len(r.Requests), failed)
+	}
+	if x := r.Values["itl_ms.p50"]; !(x > 8 && x < 10.5) {
+		t.Errorf("itl_ms.p50 %v from the chunk gaps", x)
+	}
+	for _, id := range r.Lacks {
+		if id == "itl_ms" {
+			t.Error("itl_ms still listed as lacking")
+		}
+	}
+	for _, tc := range []struct{ raw, want string }{
+		{`{"experiments": []}`, "no experiments"},
+		{`{"experiments": [{"requests": [{"timestamp": 5, "response_timestamps": [4]}]}]}`, "response_timestamps[0]"},
+		{`{"experiments": [{"requests": [{}]}]}`, "no timestamp"},
+	} {
+		_, err := ParseProfileExportWithRaw("s.json", readFixture(t, dir+"profile_export_genai_perf.json"), "raw.json", []byte(tc.raw))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "raw.json") {
+			t.Errorf("%s: %v", tc.raw, err)
+		}
+	}
+}
+
+func FuzzPerfAnalyzerRaw(f *testing.F) {
+	f.Add(readFixture(f, "testdata/genai-perf/run-raw/profile_export.json"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		reqs, gaps, err := perfAnalyzerRequests("f", raw)
+		if err != nil {
+			return
+		}
+		for _, g := range gaps {
+			if g < 0 {
+				t.Fatalf("negative gap %v", g)
+			}
+		}
+		for _, q := range reqs {
+			if q.TTFTms < 0 || q.E2ELms < q.TTFTms {
+				t.Fatalf("record %+v", q)
+			}
 		}
 	})
 }

@@ -103,10 +103,19 @@ func (r *Run) fromRequests() {
 	r.Lacks = subtract(r.Lacks, r.Values)
 }
 
+// subtract drops from ids (metric ids or distribution names) those have
+// holds a value for: the id itself, or any statistic of the distribution.
 func subtract(ids []string, have map[string]float64) []string {
 	var out []string
 	for _, id := range ids {
-		if _, ok := have[id]; !ok {
+		found := false
+		for k := range have {
+			if k == id || strings.HasPrefix(k, id+".") {
+				found = true
+				break
+			}
+		}
+		if !found {
 			out = append(out, id)
 		}
 	}
