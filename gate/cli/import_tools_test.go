@@ -48,6 +48,31 @@ func TestImportGuideLLMCompares(t *testing.T) {
 	}
 }
 
+// nativeOf writes a copy of the imported result at path as a
+// perfgate-native result of the serving workload spec describes (same
+// cell, same values): what perfgate would have recorded for that workload.
+func nativeOf(t *testing.T, path, out string, spec result.Spec) string {
+	t.Helper()
+	r, err := result.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Kind, spec.Name, spec.Cell = result.KindServing, r.Workload.Name, r.Workload.Cell
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := *r
+	n.Workload = result.Workload{Name: r.Workload.Name, Cell: r.Workload.Cell, Hash: "native-" + r.Workload.Cell, Spec: b}
+	n.Source = "perfgate run"
+	return writeResult(t, out, &n)
+}
+
+// randomC16 is the native workload the c16 fixtures ran: random 512/128
+// completions, 200 requests, concurrency 16, all at once.
+var randomC16 = result.Spec{API: "completions", Dataset: result.Dataset{Kind: "random", InputTokens: 512, OutputTokens: 128},
+	Load: result.Load{Requests: 200, Concurrency: 16, Rate: math.Inf(1), Burstiness: 1}, Sampling: result.Sampling{IgnoreEOS: true}}
+
 // TestImportMatchesNativeBaseline: an imported GuideLLM cell is compared
 // with a perfgate-native baseline of the same workload shape (random
 // 512/128 completions, 200 requests, concurrency 16, all at once), and a
@@ -101,30 +126,43 @@ func TestImportProfileExportsCompare(t *testing.T) {
 	ai := func(p string) string { return p + "-profile_export_aiperf.json" }
 	gp := func(p string) string { return "run-" + p + "/profile_export_genai_perf.json" }
 	base := imp("aiperf", "base", ai("1"), ai("2"), ai("3"))
+	native := nativeOf(t, base, filepath.Join(dir, "native.json"), randomC16)
 	same := imp("aiperf", "same", ai("3"), ai("1"), ai("2"))
 	slow := imp("aiperf", "slow", ai("slow-1"), ai("slow-2"), ai("slow-3"))
 	genai := imp("genai-perf", "genai", gp("1"), gp("2"), gp("3"))
 	for _, tc := range []struct {
 		name, cand string
 		want       ExitCode
-	}{{"same", same, ExitPass}, {"slow", slow, ExitRegression}, {"genai-perf of the same shape", genai, ExitPass}} {
-		code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", base, "--candidate", tc.cand)
+		base       string
+	}{{"same", same, ExitPass, base}, {"slow", slow, ExitRegression, base}, {"genai-perf of the same shape", genai, ExitPass, base},
+		{"native baseline, aiperf candidate", same, ExitPass, native}, {"native baseline, slow aiperf candidate", slow, ExitRegression, native}} {
+		code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", tc.base, "--candidate", tc.cand)
 		if code != tc.want {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", tc.name, code, tc.want, out, errs)
 		}
 	}
 }
 
-// TestImportSweepCompares: a vllm bench sweep experiment imports as one
-// cell per combination, and compare gates it against itself.
+// TestImportSweepCompares: vllm bench sweep experiments import as one cell
+// per combination; a slower experiment regresses against the first, and
+// the first matches a native baseline of the c16 combination's workload.
 func TestImportSweepCompares(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI("import", "vllm-sweep", "../importers/testdata/vllm-sweep/20261201_100000", "-o", filepath.Join(dir, "sweep"))
-	if code != ExitPass || strings.Count(out, "wrote ") != 2 || !strings.Contains(errs, "run=2.failure.json") {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	imp := func(exp, out string) string {
+		t.Helper()
+		code, stdout, errs := runCLI("import", "vllm-sweep", "../importers/testdata/vllm-sweep/"+exp, "-o", filepath.Join(dir, out))
+		if code != ExitPass || strings.Count(stdout, "wrote ") != 2 || !strings.Contains(errs, "run=2.failure.json") {
+			t.Fatalf("import %s: exit %d\n%s\n%s", exp, code, stdout, errs)
+		}
+		return filepath.Join(dir, out, "SERVE-max_num_seqs_64-BENCH-max_concurrency_16.json")
 	}
-	if code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", filepath.Join(dir, "sweep"), "--candidate", filepath.Join(dir, "sweep")); code != ExitPass && code != ExitInconclusive {
-		t.Errorf("sweep against itself: exit %d\n%s\n%s", code, out, errs)
+	base, slow := imp("20261201_100000", "base"), imp("20261202_100000", "slow")
+	if code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", base, "--candidate", slow); code != ExitRegression {
+		t.Errorf("30 %% slower sweep: exit %d\n%s\n%s", code, out, errs)
+	}
+	native := nativeOf(t, base, filepath.Join(dir, "native.json"), randomC16)
+	if code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", native, "--candidate", base); code != ExitPass || !strings.Contains(out+errs, "matched by load shape") {
+		t.Errorf("native baseline: exit %d\n%s\n%s", code, out, errs)
 	}
 }
 
