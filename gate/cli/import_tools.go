@@ -45,9 +45,10 @@ are kept and give itl_ms (the summary has none). See docs/importers.md.`,
 		name: "aiperf", use: "aiperf FILE... -o OUT", short: "Import AIPerf profile exports (profile_export_aiperf.json), one trial per file",
 		long: `Import AIPerf profile exports (profile_export_aiperf.json), one run per
 file; files of the same load point become the trials of one cell.
-inter_token_latency becomes tpot_ms, inter_chunk_latency itl_ms. See
-docs/importers.md.`,
-		parse: importers.ParseProfileExport,
+inter_token_latency becomes tpot_ms, inter_chunk_latency itl_ms. The
+per-request export profile_export.jsonl beside a summary is read too and its
+records kept. See docs/importers.md.`,
+		parse: parseAIPerfBeside,
 	},
 	{
 		name: "inference-perf", use: "inference-perf FILE... -o OUT", short: "Import inference-perf lifecycle reports (stage_N_lifecycle_metrics.json), one trial per file",
@@ -150,10 +151,22 @@ func writeImported(s *Streams, tool, out string, results []*result.Result) error
 	return nil
 }
 
+// parseAIPerfBeside reads AIPerf's per-request export
+// (profile_export.jsonl) next to a summary, when there is one.
+func parseAIPerfBeside(name string, data []byte) ([]importers.Run, error) {
+	return parseWithRaw(name, data, "profile_export.jsonl")
+}
+
 // parseGenAIPerfBeside reads GenAI-Perf's raw export (profile_export.json)
 // next to a summary, when there is one, for its per-request data.
 func parseGenAIPerfBeside(name string, data []byte) ([]importers.Run, error) {
-	rawName := filepath.Join(filepath.Dir(name), "profile_export.json")
+	return parseWithRaw(name, data, "profile_export.json")
+}
+
+// parseWithRaw parses a profile export summary with the per-request file
+// of the given name beside it, when there is one.
+func parseWithRaw(name string, data []byte, rawBase string) ([]importers.Run, error) {
+	rawName := filepath.Join(filepath.Dir(name), rawBase)
 	raw, err := os.ReadFile(rawName)
 	if err != nil {
 		if !os.IsNotExist(err) {

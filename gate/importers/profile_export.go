@@ -41,14 +41,24 @@ func ParseProfileExport(name string, data []byte) ([]Run, error) {
 	return ParseProfileExportWithRaw(name, data, "", nil)
 }
 
-// ParseProfileExportWithRaw is ParseProfileExport with GenAI-Perf's raw
-// per-request export (profile_export.json, named rawName) when the caller
-// found one beside the summary: its records are kept and fill what the
-// summary lacks (itl_ms).
+// ParseProfileExportWithRaw is ParseProfileExport with the tool's
+// per-request export, named rawName, when the caller found one beside the
+// summary: GenAI-Perf's profile_export.json (perf_analyzer's format: its
+// records are kept and give itl_ms, which the summary lacks) or AIPerf's
+// profile_export.jsonl (its records are kept and fill any statistic the
+// summary lacks).
 func ParseProfileExportWithRaw(name string, data []byte, rawName string, raw []byte) ([]Run, error) {
 	runs, err := parseProfileExport(name, data)
 	if err != nil || raw == nil {
 		return runs, err
+	}
+	if runs[0].Tool == AIPerf {
+		recs, err := aiperfRecords(rawName, raw)
+		if err != nil {
+			return nil, err
+		}
+		runs[0].Requests = recs
+		return runs, nil
 	}
 	if err := runs[0].withRawExport(rawName, raw); err != nil {
 		return nil, err

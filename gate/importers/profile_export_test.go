@@ -140,3 +140,46 @@ func FuzzPerfAnalyzerRaw(f *testing.F) {
 		}
 	})
 }
+
+// TestAIPerfRecords: AIPerf's per-request export beside a summary is
+// kept: warmup and cancelled requests are not records of the run, a
+// request with an error is a failed one.
+func TestAIPerfRecords(t *testing.T) {
+	dir := "testdata/aiperf/run-records/"
+	runs, err := ParseProfileExportWithRaw(dir+"profile_export_aiperf.json", readFixture(t, dir+"profile_export_aiperf.json"),
+		dir+"profile_export.jsonl", readFixture(t, dir+"profile_export.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	ok, failed := 0, 0
+	for _, q := range r.Requests {
+		if q.Success {
+			ok++
+			if !(q.TTFTms > 30 && q.E2ELms > 1000 && q.OutputTokens == 128) {
+				t.Errorf("record %+v", q)
+			}
+		} else {
+			failed++
+		}
+	}
+	if ok != 14 || failed != 1 {
+		t.Errorf("%d records and %d failed, want 14 and 1 (the warmup and the cancelled one left out)", ok, failed)
+	}
+	if r.Failed != 1 || r.ErrorSamples[AIPerf] != "engine overloaded" {
+		t.Errorf("failed %d, samples %v", r.Failed, r.ErrorSamples)
+	}
+	if _, err := ParseProfileExportWithRaw("s", readFixture(t, dir+"profile_export_aiperf.json"), "r.jsonl", []byte("{\"metadata\": {}}\n{broken\n")); err == nil || !strings.Contains(err.Error(), "r.jsonl line 2") {
+		t.Errorf("a broken line: %v", err)
+	}
+}
+
+func FuzzAIPerfRecords(f *testing.F) {
+	f.Add(readFixture(f, "testdata/aiperf/run-records/profile_export.jsonl"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := aiperfRecords("f", data)
+		if err == nil && len(recs) == 0 {
+			t.Fatal("no records and no error")
+		}
+	})
+}
