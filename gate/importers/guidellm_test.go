@@ -85,3 +85,29 @@ func FuzzParseGuideLLM(f *testing.F) {
 		}
 	})
 }
+
+// TestParseGuideLLMEarlierLayout: GuideLLM 0.2's layout keeps the
+// strategy and the request limit under args, the totals beside metrics
+// and the model under worker.
+func TestParseGuideLLMEarlierLayout(t *testing.T) {
+	doc := `{"benchmarks": [{"type_": "generative_benchmark", "run_id": "r",
+	  "args": {"strategy_index": 0, "strategy": {"type_": "poisson", "rate": 2.5, "random_seed": 42}, "max_number": 50, "max_duration": null},
+	  "run_stats": {"start_time": 100.0, "end_time": 130.0, "requests_made": {"successful": 49, "errored": 1, "incomplete": 0, "total": 50}},
+	  "worker": {"type_": "generative_requests_worker", "backend_type": "openai_http", "backend_target": "http://127.0.0.1:8000", "backend_model": "m"},
+	  "request_loader": {"type_": "generative_request_loader", "data": "prompt_tokens=256,output_tokens=64"},
+	  "request_totals": {"successful": 49, "errored": 1, "incomplete": 0, "total": 50},
+	  "metrics": {"time_to_first_token_ms": {"successful": {"mean": 30.5, "median": 30.0, "mode": 29.0, "variance": 4.0, "std_dev": 2.0, "min": 27.0, "max": 41.0, "count": 49, "total_sum": 1494.5,
+	      "percentiles": {"p001": 27.0, "p01": 27.0, "p05": 27.5, "p10": 28.0, "p25": 29.0, "p50": 30.0, "p75": 31.5, "p90": 33.0, "p95": 35.0, "p99": 40.0, "p999": 41.0}}},
+	    "prompt_token_count": {"successful": {"mean": 256.0, "count": 49, "total_sum": 12544.0}},
+	    "output_token_count": {"successful": {"mean": 64.0, "count": 49, "total_sum": 3136.0}}},
+	  "start_time": 100.0, "end_time": 130.0, "duration": 30.0}]}`
+	runs, err := ParseGuideLLM("old.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	if r.Model != "m" || r.Shape.RequestRate != 2.5 || r.Shape.Burstiness != 1 || r.Shape.NumPrompts != 50 || r.Completed != 49 || r.Failed != 1 ||
+		r.Shape.MeanInputLen != 256 || r.Shape.MeanOutputLen != 64 || r.DurationS != 30 || r.Values["ttft_ms.p99"] != 40 {
+		t.Errorf("run %+v shape %+v", r, r.Shape)
+	}
+}
