@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Options tune FromVLLM.
@@ -314,7 +316,7 @@ func requestBlocks(w *writer, a Args, notes *[]string) error {
 		sort.Strings(keys)
 		w.line("headers:")
 		for _, k := range keys {
-			if secretHeader(k, m[k]) {
+			if redact.Name(k) || redact.Text(m[k]) != m[k] {
 				// The value is a credential: it goes into the runner's
 				// environment, never into a committed file.
 				w.kv2(k, "{env: "+envName(k)+"}")

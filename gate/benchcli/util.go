@@ -10,20 +10,12 @@ import (
 )
 
 // commentLine is argv as one line for the file's header comment: secrets
-// (flag values, credential shapes, header values) replaced, line breaks
-// removed so nothing can escape the comment, words with spaces quoted.
+// (flag values, NAME=VALUE assignments such as a credential header,
+// credential shapes) replaced by gate/redact, line breaks removed so
+// nothing can escape the comment, words with spaces quoted.
 func commentLine(argv []string) string {
-	safe := redact.Argv(argv)
-	inHeader := false
-	out := make([]string, len(safe))
-	for i, w := range safe {
-		if strings.HasPrefix(w, "--") {
-			inHeader = w == "--header"
-		} else if inHeader {
-			if k, v, ok := strings.Cut(w, "="); ok && secretHeader(k, v) {
-				w = k + "=" + redact.Placeholder
-			}
-		}
+	out := redact.Argv(argv)
+	for i, w := range out {
 		w = strings.Map(func(r rune) rune {
 			if r == '\n' || r == '\r' {
 				return ' '
@@ -36,13 +28,6 @@ func commentLine(argv []string) string {
 		out[i] = w
 	}
 	return strings.Join(out, " ")
-}
-
-// secretHeader: a header whose name says it is a credential, or whose
-// value looks like one.
-func secretHeader(name, value string) bool {
-	n := strings.ToLower(name)
-	return n == "authorization" || n == "cookie" || n == "proxy-authorization" || redact.Name(name) || redact.Value(value) != value
 }
 
 // envName is the variable a secret header's value is read from:

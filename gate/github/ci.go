@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // CI names the continuous-integration system a run is in, as far as the
@@ -55,7 +57,7 @@ func (e *Env) readOtherCI(getenv func(string) string) error {
 		if repo := getenv("BUILDKITE_REPO"); repo != "" {
 			owner, name, host, ok := parseRepoURL(repo)
 			if !ok {
-				return fmt.Errorf("BUILDKITE_REPO %q: not a repository URL perfgate can read an owner/name from; set PERFGATE_GITHUB_REPOSITORY (or --repo)", redactURL(repo))
+				return fmt.Errorf("BUILDKITE_REPO %q: not a repository URL perfgate can read an owner/name from; set PERFGATE_GITHUB_REPOSITORY (or --repo)", redact.URL(repo))
 			}
 			if host == "github.com" {
 				e.Owner, e.Repo = owner, name
@@ -153,15 +155,6 @@ func parseRepoURL(s string) (owner, name, host string, ok bool) {
 		return "", "", "", false
 	}
 	return owner, name, strings.ToLower(host), true
-}
-
-// redactURL drops user info from a clone URL for an error message.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return s
 }
 
 // NotPosted says in one line why no PR comment can be posted from this

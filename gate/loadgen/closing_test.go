@@ -29,9 +29,9 @@ type closingServer struct {
 	// unanswered: every reuse then meets a closed connection, whatever the
 	// machine's timing.
 	awaitNext bool
-	tokens     int
-	conns      atomic.Int64 // connections accepted
-	streams    atomic.Int64 // completions answered
+	tokens    int
+	conns     atomic.Int64 // connections accepted
+	streams   atomic.Int64 // completions answered
 }
 
 func newClosingServer(t testing.TB, s *closingServer) *httptest.Server {
