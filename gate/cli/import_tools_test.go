@@ -205,3 +205,28 @@ func TestImportInferencePerfCompares(t *testing.T) {
 		t.Errorf("native baseline: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestExportedNativeImportsAsSameWorkload: a perfgate-native result
+// exported as vllm bench serve files and imported again is the same
+// workload as the native baseline (issue 25's `workload-changed ... hash
+// 1a01e812c0da -> 4e822c2891ed` when nothing had changed).
+func TestExportedNativeImportsAsSameWorkload(t *testing.T) {
+	dir := t.TempDir()
+	imported := importGuideLLM(t, filepath.Join(dir, "imp"), "benchmarks.json", "benchmarks-2.json", "benchmarks-3.json")
+	native := nativeOf(t, imported, filepath.Join(dir, "native", "gl-c16.json"), randomC16)
+	if code, out, errs := runCLI("export", "vllm-bench", native, "-o", filepath.Join(dir, "exported")); code != ExitPass {
+		t.Fatalf("export: exit %d\n%s\n%s", code, out, errs)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "exported", "*.json"))
+	if len(files) != 3 {
+		t.Fatalf("exported %v", files)
+	}
+	back := filepath.Join(dir, "back", "gl-c16.json")
+	if code, out, errs := runCLI(append([]string{"import", "vllm-bench", "-o", back, "--name", "gl-c16"}, files...)...); code != ExitPass {
+		t.Fatalf("import: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := runCLI("compare", "--assumed-between", "0", "--baseline", native, "--candidate", back)
+	if code != ExitPass || !strings.Contains(out+errs, "matched by load shape") || strings.Contains(out+errs, "workload-changed") {
+		t.Errorf("native baseline against its own export, imported: exit %d\n%s\n%s", code, out, errs)
+	}
+}
