@@ -66,6 +66,7 @@ func TestImportDirection(t *testing.T) {
 		{"internal/ggufgen", []string{strings.TrimSuffix(mod, "/"), "net/http", "os/exec"}, "the model writer is a file format and nothing else: tests of any package may use it"},
 		{"gate/engine", []string{strings.TrimSuffix(mod, "/"), "os", "os/exec"}, "engine profiles are facts plus probes sent through the caller's http.Client: no files, processes or environment, and nothing of the module, so the load generator, the launcher, the scraper and the CLI may all read them"},
 		{"gate/ab", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/report"}, "the paired A/B verdict is pure statistics: launching and running the arms is gate/cli's"},
+		{"gate/bisect", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config"}, "the bisect search is pure: building commits and running their blocks is whatever the Bench it is given does (gate/cli's)"},
 	}
 	for pkg, deps := range graph {
 		rel := strings.TrimPrefix(pkg, mod)
