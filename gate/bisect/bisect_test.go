@@ -89,7 +89,7 @@ func TestFirstBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := firstBlocks(ra, 4)
+	cut := FirstBlocks(ra, 4)
 	if got := cut[0].AB.Order; got != "ABBA" {
 		t.Errorf("order %q, want ABBA", got)
 	}
@@ -97,9 +97,9 @@ func TestFirstBlocks(t *testing.T) {
 		t.Errorf("%d blocks, %d trials of arm A, want 4 and 4", len(cut[0].AB.Blocks), len(cut[0].Trials))
 	}
 	if len(ra[0].Trials) != 8 || len(ra[0].AB.Order) != 8 {
-		t.Error("firstBlocks changed its input")
+		t.Error("FirstBlocks changed its input")
 	}
-	if got := firstBlocks(rb, 8)[0]; got != rb[0] {
+	if got := FirstBlocks(rb, 8)[0]; got != rb[0] {
 		t.Error("a result of n blocks is not copied")
 	}
 }

@@ -49,7 +49,7 @@ type test struct {
 // judge compares the first blocks blocks of a and b on metric m with
 // gate/ab's paired verdict under t.
 func judge(a, b []*result.Result, blocks int, m string, base verdict.Policy, t test) (Measure, error) {
-	a, b = firstBlocks(a, blocks), firstBlocks(b, blocks)
+	a, b = FirstBlocks(a, blocks), FirstBlocks(b, blocks)
 	p := base
 	p.Rules = []verdict.Rule{{Metric: m, Gated: true, Tolerance: t.tol}}
 	p.Alpha, p.PassAlpha, p.MaxLooks = t.alpha, t.passAlpha, max(t.look.Max, 1)
@@ -96,10 +96,10 @@ func notCompared(c *verdict.Comparison) string {
 	return "neither arm carries it"
 }
 
-// firstBlocks is rs cut to the first n blocks of its order: the trials of
+// FirstBlocks is rs cut to the first n blocks of its order: the trials of
 // later blocks and the later part of the design are left out, so a
 // Bench's longer cached experiment is judged as the look asks.
-func firstBlocks(rs []*result.Result, n int) []*result.Result {
+func FirstBlocks(rs []*result.Result, n int) []*result.Result {
 	out := make([]*result.Result, 0, len(rs))
 	for _, r := range rs {
 		if r == nil || r.AB == nil || len(r.AB.Order) <= n {

@@ -51,6 +51,10 @@ func Search(ctx context.Context, commits []Commit, bench Bench, o Options) (*Res
 	return s.res, err
 }
 
+// Validate checks o, with its defaults filled in, for a search over
+// commits commits (both ends included).
+func (o Options) Validate(commits int) error { return o.withDefaults().validate(commits) }
+
 func (o Options) validate(commits int) error {
 	var errs []error
 	if commits < 2 {
