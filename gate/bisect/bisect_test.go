@@ -231,3 +231,32 @@ func TestRender(t *testing.T) {
 		t.Errorf("markdown differs from %s (run with -update):\n%s", golden, md.String())
 	}
 }
+
+// FuzzDecode: any input decodes to a Result of the schema or an error,
+// never a panic, and what decodes writes back to JSON that reads back to
+// the same JSON (an empty list under omitempty is written as none, so the
+// structs may differ in nil against empty).
+func FuzzDecode(f *testing.F) {
+	f.Add(`{"schema":"perfgate.bisect/v1","metric":"tpot_ms.p50","status":"found","steps":[],"culprits":[]}`)
+	f.Add(`{"schema":"perfgate.bisect/v1","ends":{"a":0,"b":3,"worse":1e308}}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := Decode(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := JSON(&b, r); err != nil {
+			return // NaN and infinities do not encode; Decode never makes them
+		}
+		first := b.String()
+		back, err := Decode(&b)
+		if err != nil {
+			t.Fatalf("re-reading what JSON wrote: %v\n%s", err, first)
+		}
+		var again bytes.Buffer
+		if err := JSON(&again, back); err != nil || again.String() != first {
+			t.Errorf("round trip: %v\n%s\n%s", err, first, again.String())
+		}
+	})
+}

@@ -80,9 +80,10 @@ func bisectCmds(t *testing.T, repo string) (build, server string) {
 // commits after the good one, commit 21 makes decode 50 % slower (an
 // effect no stalled block on a loaded machine can hide), every block a
 // fresh simulator start. bisect names commit 21 with its subject and
-// author and exits 0; a second run measures nothing again; the JSON and
-// markdown are written. About 130 blocks of one 0.25 s trial, bounded by
-// the context.
+// author and exits 0, after a first run whose budget ran out (exit 1)
+// and whose blocks it keeps; a rerun measures nothing again, a search for
+// another metric reuses the experiments; the JSON and markdown are
+// written. About 130 blocks of one 0.25 s trial, bounded by the context.
 func TestBisectFindsPlantedCulprit(t *testing.T) {
 	repo, shas := bisectRepo(t, 32, 21, "1.5")
 	build, server := bisectCmds(t, repo)
@@ -92,7 +93,17 @@ func TestBisectFindsPlantedCulprit(t *testing.T) {
 	args := []string{"--repo", repo, "--good", shas[0], "--bad", shas[32], "-w", "testdata/gate/decode-a.yaml", "-o", dir,
 		"--build-cmd", build, "--server-cmd", server, "--blocks", "12", "--more-blocks", "4", "--max-blocks", "20", "--block-trials", "1",
 		"--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000"}
-	code, out, errs := bisectMainArgs(ctx, args...)
+	// First with a budget that holds the ends and one step: exit 1, the
+	// range narrowed to half, everything measured kept.
+	code, out, errs := bisectMainArgs(ctx, append(append([]string(nil), args...), "--budget", "40")...)
+	if code != ExitRegression || !strings.Contains(out, "not-found: no commit named within the budget") {
+		t.Fatalf("budget 40: exit %v; want 1, not found within the budget\nstdout:\n%s\nstderr (tail):\n%s", code, out, tail(errs, 3000))
+	}
+	// Then the whole search: it continues from what the first measured.
+	code, out, errs = bisectMainArgs(ctx, args...)
+	if !strings.Contains(errs, "12 block(s) measured before, kept") {
+		t.Errorf("the second run did not keep the first one's blocks:\n%s", tail(errs, 3000))
+	}
 	if code != ExitPass || !strings.Contains(out, "culprit "+shas[21]+` "commit 21" by Ada Tester <ada@example.com>`) {
 		t.Fatalf("exit %v; want 0 naming commit 21\nstdout:\n%s\nstderr (tail):\n%s", code, out, tail(errs, 3000))
 	}
@@ -129,6 +140,15 @@ func TestBisectFindsPlantedCulprit(t *testing.T) {
 	}
 	if strings.Contains(errs2, "starting the server") || strings.Contains(errs2, "bisect: building") {
 		t.Errorf("the rerun measured or built again:\n%s", tail(errs2, 3000))
+	}
+	// A search for another metric reads the same experiments back (the
+	// result files hold every metric) and writes its own files beside.
+	code, out3, errs3 := bisectMainArgs(ctx, append(append([]string(nil), args...), "--metric", "e2el_ms.p50")...)
+	if code != ExitPass || !strings.Contains(out3, "culprit "+shas[21]) || !strings.Contains(errs3, "measured before, kept") {
+		t.Errorf("--metric e2el_ms.p50: exit %v\n%s\n%s", code, out3, tail(errs3, 3000))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bisect-e2el_ms.p50.md")); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -170,4 +190,21 @@ func TestParseGitLog(t *testing.T) {
 	if len(got) != 2 || got[0] != (bisect.Commit{SHA: "abc", Subject: "fix: a | b", Author: "Ada <a@x>"}) || got[1].SHA != "def" || got[1].Subject != "" {
 		t.Errorf("parseGitLog: %+v", got)
 	}
+}
+
+// FuzzParseGitLog: any bytes git could print parse without panicking, and
+// every commit keeps its id.
+func FuzzParseGitLog(f *testing.F) {
+	f.Add("abc\x1fsubject\x1fAda <a@x>\x1e\n")
+	f.Add("\x1e\x1f\x1f\x1f\x1e")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range parseGitLog(s) {
+			if c.SHA == "" && c.Subject == "" && c.Author == "" {
+				continue
+			}
+			if strings.Contains(c.SHA, "\x1e") || strings.Contains(c.SHA, "\x1f") {
+				t.Errorf("id %q holds a separator", c.SHA)
+			}
+		}
+	})
 }
