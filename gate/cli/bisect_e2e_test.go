@@ -83,7 +83,10 @@ func bisectCmds(t *testing.T, repo string) (build, server string) {
 // author and exits 0, after a first run whose budget ran out (exit 1)
 // and whose blocks it keeps; a rerun measures nothing again, a search for
 // another metric reuses the experiments; the JSON and markdown are
-// written. About 130 blocks of one 0.25 s trial, bounded by the context.
+// written. 88 blocks of one 0.25 s trial (the first look of every
+// experiment decides a 50 % change; --alpha 0.2 lets eight blocks do it),
+// about 35 s, two to three minutes under -race where every start of the
+// test binary costs a second; bounded by the context.
 func TestBisectFindsPlantedCulprit(t *testing.T) {
 	repo, shas := bisectRepo(t, 32, 21, "1.5")
 	build, server := bisectCmds(t, repo)
@@ -91,17 +94,17 @@ func TestBisectFindsPlantedCulprit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	args := []string{"--repo", repo, "--good", shas[0], "--bad", shas[32], "-w", "testdata/gate/decode-a.yaml", "-o", dir,
-		"--build-cmd", build, "--server-cmd", server, "--blocks", "12", "--more-blocks", "4", "--max-blocks", "20", "--block-trials", "1",
+		"--build-cmd", build, "--server-cmd", server, "--blocks", "8", "--more-blocks", "4", "--max-blocks", "16", "--block-trials", "1", "--alpha", "0.2",
 		"--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000"}
 	// First with a budget that holds the ends and one step: exit 1, the
 	// range narrowed to half, everything measured kept.
-	code, out, errs := bisectMainArgs(ctx, append(append([]string(nil), args...), "--budget", "40")...)
+	code, out, errs := bisectMainArgs(ctx, append(append([]string(nil), args...), "--budget", "28")...)
 	if code != ExitRegression || !strings.Contains(out, "not-found: no commit named within the budget") {
-		t.Fatalf("budget 40: exit %v; want 1, not found within the budget\nstdout:\n%s\nstderr (tail):\n%s", code, out, tail(errs, 3000))
+		t.Fatalf("budget 28: exit %v; want 1, not found within the budget\nstdout:\n%s\nstderr (tail):\n%s", code, out, tail(errs, 3000))
 	}
 	// Then the whole search: it continues from what the first measured.
 	code, out, errs = bisectMainArgs(ctx, args...)
-	if !strings.Contains(errs, "12 block(s) measured before, kept") {
+	if !strings.Contains(errs, "8 block(s) measured before, kept") {
 		t.Errorf("the second run did not keep the first one's blocks:\n%s", tail(errs, 3000))
 	}
 	if code != ExitPass || !strings.Contains(out, "culprit "+shas[21]+` "commit 21" by Ada Tester <ada@example.com>`) {
