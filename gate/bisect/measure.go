@@ -18,8 +18,8 @@ type Measure struct {
 	Blocks int          `json:"blocks"`
 	Look   verdict.Look `json:"look"`
 	// Worse is B against A in percent (points for ratio metrics),
-	// positive when B is worse; Low and High bound it at the level of
-	// the paired verdict's interval.
+	// positive when B is worse; Low and High bound it at Level (the
+	// same level for every measure, whatever the test's pass alpha).
 	Worse float64 `json:"worse"`
 	Low   float64 `json:"low"`
 	High  float64 `json:"high"`
@@ -71,14 +71,25 @@ func judge(a, b []*result.Result, blocks int, m string, base verdict.Policy, t t
 		ms.Warnings = append(ms.Warnings, fmt.Sprintf("%s was not compared: %s", m, notCompared(c)))
 		return ms, nil
 	}
-	ms.Outcome, ms.Worse, ms.Low, ms.High = cell.Outcome, cell.Worse, cell.CILow, cell.CIHigh
+	ms.Outcome, ms.Worse = cell.Outcome, cell.Worse
 	ms.SE, ms.DF, ms.Warnings = cell.Noise.SE, cell.Noise.DF, cell.Warnings
 	ms.W = cell.Worse / 100
+	scale := func(x float64) float64 { return 100 * x }
 	if !cell.Absolute {
 		ms.W = math.Log1p(cell.Worse / 100)
+		scale = func(x float64) float64 { return 100 * math.Expm1(x) }
+	}
+	ms.Low, ms.High = ms.Worse, ms.Worse
+	if ms.tested() {
+		q := verdict.TQuantile(1-(1-Level)/2, ms.DF)
+		ms.Low, ms.High = scale(ms.W-q*ms.SE), scale(ms.W+q*ms.SE)
 	}
 	return ms, nil
 }
+
+// Level is the two-sided confidence level of every interval a search
+// reports (a measure's change, a culprit's share).
+const Level = 0.90
 
 // tested reports whether the measure has an estimate to reason with.
 func (m Measure) tested() bool { return m.SE > 0 && m.DF > 0 }

@@ -84,8 +84,8 @@ func Markdown(w io.Writer, r *Result) error {
 	if len(r.Open)+len(r.Warnings) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "GPU time: %s in %d blocks (budget %d). A wrong commit is named with a chance of at most %.0f %% (%d decisions on the path to a culprit, each at %.2f %%).\n",
-		Hours(r.GPUSeconds), r.Blocks, r.Budget, 100*r.Alpha, r.MaxSteps, 100*r.StepAlpha)
+	fmt.Fprintf(&b, "GPU time: %s in %d blocks (budget %d). A wrong commit is named with a chance of at most %.0f %% (%d decisions on the path to a culprit, each at %.2f %%). Intervals are %.0f %%.\n",
+		Hours(r.GPUSeconds), r.Blocks, r.Budget, 100*r.Alpha, r.MaxSteps, 100*r.StepAlpha, 100*Level)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

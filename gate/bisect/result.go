@@ -72,7 +72,8 @@ type Culprit struct {
 	Commit Commit  `json:"commit"`
 	Effect Measure `json:"effect"`
 	// Share is the culprit's change over the ends' change (on the test
-	// scale), ShareLow and ShareHigh its bounds from Effect's interval.
+	// scale), ShareLow and ShareHigh its bounds from Effect's interval
+	// (at Level).
 	Share     float64 `json:"share"`
 	ShareLow  float64 `json:"share_low"`
 	ShareHigh float64 `json:"share_high"`

@@ -153,7 +153,7 @@ func (s *searcher) name(g span) {
 		c.Share = e.W / total
 		q := 0.0
 		if e.tested() {
-			q = verdict.TQuantile(1-s.o.Policy.PassAlpha, e.DF)
+			q = verdict.TQuantile(1-(1-Level)/2, e.DF)
 		}
 		c.ShareLow, c.ShareHigh = (e.W-q*e.SE)/total, (e.W+q*e.SE)/total
 	}
