@@ -184,6 +184,75 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// TestTwoCommitsShares: a 6 % and a 4 % slowdown at commits 5 and 20 of
+// 32: one search (seeded) names both, each with its share of the step.
+func TestTwoCommitsShares(t *testing.T) {
+	m := gpuRunner(culpritAt(32, map[int]float64{5: 1.06, 20: 1.04}))
+	res, err := Search(context.Background(), commitsOf(32), newModelBench(m, 11), Options{Metric: "tpot_ms.p50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != Found || len(res.Culprits) != 2 {
+		t.Fatalf("status %s, culprits %+v: want both", res.Status, res.Culprits)
+	}
+	split := false
+	for _, st := range res.Steps {
+		split = split || st.Decision == Split
+	}
+	if !split {
+		t.Error("no step split the search")
+	}
+	want := map[int]float64{5: math.Log(1.06) / math.Log(1.06*1.04), 20: math.Log(1.04) / math.Log(1.06*1.04)}
+	for _, c := range res.Culprits {
+		w, ok := want[c.Index]
+		if !ok {
+			t.Errorf("named commit %d", c.Index)
+			continue
+		}
+		if c.ShareLow > w || c.ShareHigh < w {
+			t.Errorf("commit %d: share %.2f [%.2f, %.2f], true %.2f", c.Index, c.Share, c.ShareLow, c.ShareHigh, w)
+		}
+	}
+}
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("markdown differs from %s (run with -update):\n%s", path, got)
+	}
+}
+
+// TestRenderNoDifference: ends that do not differ are said so, with what
+// was measured, and no step is listed.
+func TestRenderNoDifference(t *testing.T) {
+	res, err := Search(context.Background(), commitsOf(32), newModelBench(gpuRunner(culpritAt(32, nil)), 2), Options{Metric: "tpot_ms.p50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != NoDifference || len(res.Steps) != 0 {
+		t.Fatalf("status %s, %d steps", res.Status, len(res.Steps))
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "no-difference.md", md.String())
+}
+
 // TestRender: the JSON round-trips, and the markdown is the golden file.
 func TestRender(t *testing.T) {
 	m := gpuRunner(culpritAt(8, map[int]float64{3: 1.10}))
@@ -214,22 +283,7 @@ func TestRender(t *testing.T) {
 	if strings.Contains(md.String(), "<b>") || strings.Contains(md.String(), "@team") {
 		t.Errorf("a commit subject reached the markdown unescaped:\n%s", md.String())
 	}
-	golden := filepath.Join("testdata", "found.md")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, md.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if md.String() != string(want) {
-		t.Errorf("markdown differs from %s (run with -update):\n%s", golden, md.String())
-	}
+	golden(t, "found.md", md.String())
 }
 
 // FuzzDecode: any input decodes to a Result of the schema or an error,

@@ -45,7 +45,7 @@ func Markdown(w io.Writer, r *Result) error {
 	case NotFound:
 		b.WriteString("**Not found.** ")
 	case NoDifference:
-		b.WriteString("**The ends do not differ.** ")
+		b.WriteString("**Nothing to search.** ")
 	case Improved:
 		b.WriteString("**Improved, not regressed.** ")
 	case Interrupted:
