@@ -152,7 +152,7 @@ func TestInterruptedResumes(t *testing.T) {
 	}
 	fb := &failingBench{modelBench: newModelBench(m, 7), failAt: 60}
 	stopped, err := Search(context.Background(), commitsOf(16), fb, o)
-	if err == nil || stopped.Status != Interrupted || !strings.Contains(stopped.Message, "continues from it") {
+	if err == nil || stopped.Status != Interrupted || !strings.Contains(stopped.Message, "run the same command again to continue") {
 		t.Fatalf("stopped: err %v, status %s, message %q", err, stopped.Status, stopped.Message)
 	}
 	ran := fb.runs

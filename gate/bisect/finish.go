@@ -15,7 +15,7 @@ func (s *searcher) finish(err error) {
 	switch {
 	case err != nil:
 		r.Status = Interrupted
-		r.Message = fmt.Sprintf("the search stopped: %v; everything measured is kept, and the same command continues from it", err)
+		r.Message = fmt.Sprintf("the search stopped: %v; everything measured is kept: fix what stopped it (or let an interrupted run go on) and run the same command again to continue from there", err)
 	case len(r.Culprits) > 0:
 		r.Status = Found
 		var names []string

@@ -54,7 +54,8 @@ func (b *bisectBench) Run(ctx context.Context, p bisect.Pair, blocks int) ([]*re
 			return nil, nil, fmt.Errorf("pair %s: %w", b.pairName(p), err)
 		}
 		if err := x.run(ctx, order, have); err != nil {
-			return abNonNil(x.results[0]), abNonNil(x.results[1]), fmt.Errorf("%s against %s: %w", shortSHA(b.p.commits[p.B].SHA), shortSHA(b.p.commits[p.A].SHA), err)
+			return abNonNil(x.results[0]), abNonNil(x.results[1]), fmt.Errorf("%s against %s: %w (each block's server log is under %s)",
+				shortSHA(b.p.commits[p.B].SHA), shortSHA(b.p.commits[p.A].SHA), err, x.dir)
 		}
 	}
 	return abNonNil(x.results[0]), abNonNil(x.results[1]), nil

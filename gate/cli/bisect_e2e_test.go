@@ -19,6 +19,16 @@ import (
 // commit: empty up to culprit-1, then "--decode-scale <scale>". It returns
 // the repository and the commits' ids.
 func bisectRepo(t *testing.T, n, culprit int, scale string) (string, []string) {
+	return bisectRepoOf(t, n, func(i int) string {
+		if i >= culprit {
+			return "--decode-scale " + scale
+		}
+		return ""
+	})
+}
+
+// bisectRepoOf is bisectRepo with commit i's knobs given by knobs(i).
+func bisectRepoOf(t *testing.T, n int, knobsOf func(int) string) (string, []string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -37,10 +47,7 @@ func bisectRepo(t *testing.T, n, culprit int, scale string) (string, []string) {
 	git("init", "-q", "-b", "main")
 	var shas []string
 	for i := 0; i <= n; i++ {
-		knobs := ""
-		if i >= culprit {
-			knobs = "--decode-scale " + scale
-		}
+		knobs := knobsOf(i)
 		if err := os.WriteFile(filepath.Join(repo, "knobs"), []byte(knobs+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -152,6 +159,51 @@ func TestBisectFindsPlantedCulprit(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bisect-e2el_ms.p50.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestBisectServerFailureStops: the midpoint's server does not start
+// (commit 16 passes the simulator a flag it does not know): the search
+// stops with exit 3, writes where it stood (status interrupted, the
+// failure named), and keeps the ends' experiment for the next run.
+func TestBisectServerFailureStops(t *testing.T) {
+	repo, shas := bisectRepoOf(t, 32, func(i int) string {
+		switch {
+		case i == 16:
+			return "--no-such-flag"
+		case i >= 21:
+			return "--decode-scale 1.5"
+		}
+		return ""
+	})
+	build, server := bisectCmds(t, repo)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	args := []string{"--repo", repo, "--good", shas[0], "--bad", shas[32], "-w", "testdata/gate/decode-a.yaml", "-o", dir,
+		"--build-cmd", build, "--server-cmd", server, "--blocks", "8", "--more-blocks", "4", "--max-blocks", "16", "--block-trials", "1", "--alpha", "0.2",
+		"--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000"}
+	code, out, errs := bisectMainArgs(ctx, args...)
+	if code != ExitRunFailed || !strings.Contains(out, "interrupted: the search stopped") {
+		t.Fatalf("exit %v; want 3, stopped\nstdout:\n%s\nstderr (tail):\n%s", code, out, tail(errs, 3000))
+	}
+	t.Logf("stdout:\n%s", out)
+	f, err := os.Open(filepath.Join(dir, "bisect-tpot_ms.p50.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := bisect.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != bisect.Interrupted || res.Ends == nil || res.Ends.Blocks != 8 || len(res.Steps) != 1 || !strings.Contains(res.Steps[0].Why, "stopped") {
+		t.Errorf("result: status %s, ends %+v, steps %+v", res.Status, res.Ends, res.Steps)
+	}
+	// The next run keeps the ends' blocks and stops at the same commit.
+	code, _, errs = bisectMainArgs(ctx, args...)
+	if code != ExitRunFailed || !strings.Contains(errs, "8 block(s) measured before, kept") {
+		t.Errorf("rerun: exit %v\n%s", code, tail(errs, 3000))
 	}
 }
 
