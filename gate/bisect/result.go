@@ -123,5 +123,5 @@ type Result struct {
 	Warnings    []string `json:"warnings,omitempty"`
 }
 
-// outcome is a helper for the decisions' wording.
+// regression reports whether the paired verdict calls m a regression.
 func regression(m Measure) bool { return m.Outcome == verdict.Regression }
