@@ -45,30 +45,62 @@ func (s *searcher) step(ctx context.Context, g span, queue []span) (Step, error)
 	split := s.splitTolerance()
 	before := s.res.Blocks
 	defer func() { s.stepBlocks += s.res.Blocks - before }()
+	// A side is settled once it holds a part beyond the split tolerance
+	// (a regression by the paired verdict, significant at the step's
+	// alpha): a rejection at any look stands under the looks' Bonferroni
+	// split, so later looks run only the other side, which is where a
+	// step's blocks go (the side with the change turns significant early,
+	// the side without it takes longer to pass). A side that passes is not
+	// settled: its pass is a weak test (partPassAlpha), and more blocks may
+	// still show a part there. On the seeded one-culprit search this
+	// spends 294 blocks instead of 320 at the same rates; settling passed
+	// sides too spent 259 but named the culprit in 97 % instead of 99.5 %.
+	var left, right, doneL, doneR bool
+	pl, pr := Pair{g.lo, mid}, Pair{mid, g.hi}
 	for look := 1; look <= s.looks; look++ {
 		st.Looks = look
 		lk := verdict.Look{Index: look, Max: s.looks}
 		t := test{tol: split, alpha: half, passAlpha: partPassAlpha, look: lk}
 		blocks := blocksAt(look, s.o.Blocks, s.o.MoreBlocks, s.o.MaxBlocks)
-		if need := 2*blocks - s.spent[Pair{g.lo, mid}].Blocks - s.spent[Pair{mid, g.hi}].Blocks; s.res.Blocks+need > s.o.Budget {
+		need := 0
+		for _, side := range []struct {
+			p    Pair
+			done bool
+		}{{pl, doneL}, {pr, doneR}} {
+			if !side.done {
+				need += max(blocks-s.spent[side.p].Blocks, 0)
+			}
+		}
+		if s.res.Blocks+need > s.o.Budget {
 			st.Why = fmt.Sprintf("the search's budget of %d blocks is spent (%d used); the next look needs %d more", s.o.Budget, s.res.Blocks, need)
 			return st, nil
 		}
 		var err error
-		if st.Left, err = s.measure(ctx, Pair{g.lo, mid}, blocks, t); err != nil {
-			return s.stopped(st, err)
+		q := func(m Measure) float64 { return verdict.TQuantile(1-half/float64(s.looks), m.DF) }
+		if !doneL {
+			if st.Left, err = s.measure(ctx, pl, blocks, t); err != nil {
+				return s.stopped(st, err)
+			}
+			if st.Left.tested() {
+				st.TLeft, st.QLeft = st.Left.W/st.Left.SE, q(st.Left)
+				left = st.TLeft > st.QLeft
+				doneL = left && regression(st.Left)
+			}
 		}
-		if st.Right, err = s.measure(ctx, Pair{mid, g.hi}, blocks, t); err != nil {
-			return s.stopped(st, err)
+		if !doneR {
+			if st.Right, err = s.measure(ctx, pr, blocks, t); err != nil {
+				return s.stopped(st, err)
+			}
+			if st.Right.tested() {
+				st.TRight, st.QRight = st.Right.W/st.Right.SE, q(st.Right)
+				right = st.TRight > st.QRight
+				doneR = right && regression(st.Right)
+			}
 		}
 		s.progress(len(s.res.Steps)+1, g.lo, g.hi, look, queue)
 		if !st.Left.tested() || !st.Right.tested() {
 			continue
 		}
-		qL := verdict.TQuantile(1-half/float64(s.looks), st.Left.DF)
-		qR := verdict.TQuantile(1-half/float64(s.looks), st.Right.DF)
-		st.TLeft, st.TRight, st.QLeft, st.QRight = st.Left.W/st.Left.SE, st.Right.W/st.Right.SE, qL, qR
-		left, right := st.TLeft > qL, st.TRight > qR
 		last := look == s.looks
 		switch {
 		case regression(st.Left) && regression(st.Right):
