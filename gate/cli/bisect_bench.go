@@ -98,6 +98,7 @@ func (b *bisectBench) experiment(ctx context.Context, p bisect.Pair) (*abExperim
 		x.close()
 		return nil, err
 	}
+	fmt.Fprintf(b.s.Err, "bisect: experiment %s (arm b) against %s (arm a) in %s\n", shortSHA(b.p.commits[p.B].SHA), shortSHA(b.p.commits[p.A].SHA), dir)
 	if n := len(x.design.Order); n > 0 {
 		fmt.Fprintf(b.s.Err, "bisect: %s: %d block(s) measured before, kept\n", b.pairName(p), n)
 	}
