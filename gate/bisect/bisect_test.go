@@ -215,6 +215,23 @@ func TestTwoCommitsShares(t *testing.T) {
 	}
 }
 
+// TestHigherIsBetter: a metric that gets worse by falling (output
+// throughput) is searched the same way: the culprit's change is positive
+// worse, its share about one.
+func TestHigherIsBetter(t *testing.T) {
+	m := gpuRunner(culpritAt(16, map[int]float64{6: 1.10}))
+	res, err := Search(context.Background(), commitsOf(16), newModelBench(m, 4), Options{Metric: "output_throughput"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != Found || len(res.Culprits) != 1 || res.Culprits[0].Index != 6 {
+		t.Fatalf("status %s, culprits %+v: want commit 6", res.Status, res.Culprits)
+	}
+	if c := res.Culprits[0]; c.Effect.Worse < 5 || c.ShareLow > 1 || c.ShareHigh < 1 {
+		t.Errorf("culprit %+v: want about 9 %% worse (throughput down), share about 1", c)
+	}
+}
+
 // golden compares got with testdata/name, rewriting it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
