@@ -49,12 +49,14 @@ files, or a perfgate output directory with results/) to
 server version), and appends the trial values to
 <baselines>/<profile>/history/<cell>.jsonl.
 
-It refuses, writing nothing, when any run is incomplete, has fewer valid
-trials than --min-trials, or has more invalid trials than
---max-invalid-share, and when a gated metric's spread across trials is
-more than 3x its usual spread (the history's median, else the policy's
-assumed 5 %; docs/baselines.md), unless --accept-noisy keeps it with a
-recorded warning. It warns below 10 valid trials per cell. The gate rules
+It skips, naming it, every run that is incomplete, has fewer valid
+trials than --min-trials, has more invalid trials than
+--max-invalid-share, repeats another file's workload cell, or whose gated
+metric spreads across trials far more than usual (an F test against the
+calibration, the history's pooled spread, else the policy's assumed 5 %;
+docs/baselines.md), unless --accept-noisy keeps it with a recorded
+warning; the other runs are written. Exit 0: all written; 3: some
+written, the skipped ones named; 2: nothing written. It warns below 10 valid trials per cell. The gate rules
 of perfgate.yaml (--config) with each workload's gate list are stored with
 the baseline: later gates never apply looser ones. --git-sha and --git-ref
 default to $GITHUB_SHA and $GITHUB_REF. Commit the changed files: a
@@ -108,8 +110,14 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		runs = append(runs, baseline.Run{Source: src.Path, Result: src.Result})
 	}
 	store := baseline.Store{Root: o.root}
-	if err := baselineScreen(s, store, o, runs); err != nil {
+	runs, skipped := baseline.Partition(runs, o.req)
+	noisy, err := baselineScreen(s, store, o, runs)
+	if err != nil {
 		return err
+	}
+	runs, skipped = withoutSkipped(runs, noisy), append(skipped, noisy...)
+	if len(runs) == 0 {
+		return exitf(ExitInvalid, "baseline update: nothing written: %w", skipError(skipped))
 	}
 	prov := result.Provenance{
 		GitSHA:     baselineOrEnv(o.gitSHA, "GITHUB_SHA"),
@@ -127,6 +135,9 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 	}
 	for _, p := range paths {
 		fmt.Fprintf(s.Out, "wrote %s\n", p)
+	}
+	if len(skipped) > 0 {
+		return exitf(ExitRunFailed, "baseline update: wrote %d workload(s), skipped %d: %w\npromote the skipped workloads again once their runs pass", len(paths), len(skipped), skipError(skipped))
 	}
 	return nil
 }

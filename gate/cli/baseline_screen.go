@@ -14,22 +14,24 @@ import (
 
 // baselineScreen prepares runs for promotion: it attaches the gate rules
 // in force for each cell (perfgate.yaml's policy with the workload's gate
-// list), refuses runs whose gated metrics are far noisier than the
-// profile's calibration or the cell's history (or, with --accept-noisy,
-// records the warning with them), and
+// list), returns as skipped the runs whose gated metrics are far noisier
+// than the profile's calibration or the cell's history (or, with
+// --accept-noisy, records the warning with them), and
 // warns about cells with fewer trials than a baseline should have.
-func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) error {
+// An error is a problem of the configuration or the store, which stops
+// the whole update.
+func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) ([]baseline.Skip, error) {
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	policy, err := gatePolicy(l)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	cells, _, err := loadHistory(store, o.profile)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	byName := map[string]*history.Cell{}
 	for _, c := range cells {
@@ -41,14 +43,14 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 	}
 	calib, _, _, err := store.CalibrationPriors(o.profile, current)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
-	var refused []error
+	var refused []baseline.Skip
 	for i := range runs {
 		r := runs[i].Result
 		rules, err := policy.Resolve(r.Workload.Spec)
 		if err != nil {
-			return exitf(ExitInvalid, "%s: %w", runs[i].Source, err)
+			return nil, exitf(ExitInvalid, "%s: %w", runs[i].Source, err)
 		}
 		runs[i].Rules = storedRules(rules)
 		var gated []string
@@ -57,23 +59,26 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 				gated = append(gated, id)
 			}
 		}
+		var noisy []error
 		for _, n := range history.CheckNoise(r, byName[r.Workload.Cell], calib[r.Workload.Cell], metricOrder(setOf(gated)), policy) {
 			if !o.acceptNoisy {
-				refused = append(refused, fmt.Errorf("%s: %s", runs[i].Source, n))
+				noisy = append(noisy, errors.New(n.String()))
 				continue
 			}
 			runs[i].Warnings = append(runs[i].Warnings, n.String()+"; kept with --accept-noisy")
 			fmt.Fprintf(s.Err, "perfgate: warning: %s: %s; kept with --accept-noisy\n", runs[i].Source, n)
+		}
+		if len(noisy) > 0 {
+			refused = append(refused, baseline.Skip{Source: runs[i].Source, Cell: r.Workload.Cell,
+				Reason: fmt.Errorf("%w; rerun it on a quiet machine, or pass --accept-noisy to keep it with a recorded warning", errors.Join(noisy...))})
+			continue
 		}
 		if v := len(r.ValidTrials()); v < history.MinBaselineTrials {
 			fmt.Fprintf(s.Err, "perfgate: warning: %s: workload %q has %d valid trials; a baseline should have at least %d, since every later comparison's precision is bounded by it\n",
 				runs[i].Source, r.Workload.Cell, v, history.MinBaselineTrials)
 		}
 	}
-	if len(refused) > 0 {
-		return exitf(ExitInvalid, "baseline update: %w\nrerun the measurement on a quiet machine, or pass --accept-noisy to keep it with a recorded warning", errors.Join(refused...))
-	}
-	return nil
+	return refused, nil
 }
 
 // storedRules converts the verdict's rules to the form stored with a
