@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/gitstore"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
@@ -36,6 +37,7 @@ type baselineUpdateOptions struct {
 	configFile          string
 	acceptNoisy         bool
 	acceptChange        string
+	branch, remote      string
 }
 
 func newBaselineUpdateCmd(s *Streams) *cobra.Command {
@@ -75,6 +77,8 @@ baseline change is a reviewed diff.`,
 	f.IntVar(&o.req.MinTrials, "min-trials", o.req.MinTrials, "fewest valid trials a cell needs")
 	f.Float64Var(&o.req.MaxInvalidShare, "max-invalid-share", o.req.MaxInvalidShare, "largest share of invalid trials a cell may have")
 	f.StringVar(&o.configFile, "config", "", "configuration file whose gate rules are stored with the baseline (default "+config.DefaultFile+" when it exists)")
+	f.StringVar(&o.branch, "branch", "", "commit the promotion to this git branch (e.g. "+gitstore.DefaultBranch+") and push it to --remote, instead of writing --baselines in the checkout; --baselines names the store's directory inside the branch")
+	f.StringVar(&o.remote, "remote", "origin", "with --branch: the remote fetched from and pushed to (none in the repository: the local branch only)")
 	f.BoolVar(&o.acceptNoisy, "accept-noisy", false, "promote a run whose spread is far above usual, recording a warning with it")
 	f.StringVar(&o.acceptChange, "accept-change", "", "record why this promotion's change of level is accepted: the drift guard never compares across it")
 	return cmd
@@ -109,16 +113,6 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		}
 		runs = append(runs, baseline.Run{Source: src.Path, Result: src.Result})
 	}
-	store := baseline.Store{Root: o.root}
-	runs, skipped := baseline.Partition(runs, o.req)
-	noisy, err := baselineScreen(s, store, o, runs)
-	if err != nil {
-		return err
-	}
-	runs, skipped = withoutSkipped(runs, noisy), append(skipped, noisy...)
-	if len(runs) == 0 {
-		return exitf(ExitInvalid, "baseline update: nothing written: %w", skipError(skipped))
-	}
 	prov := result.Provenance{
 		GitSHA:     baselineOrEnv(o.gitSHA, "GITHUB_SHA"),
 		GitRef:     baselineOrEnv(o.gitRef, "GITHUB_REF"),
@@ -126,12 +120,20 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		How:        "perfgate baseline update --from " + o.from,
 		Accepted:   strings.TrimSpace(o.acceptChange),
 	}
-	paths, err := store.Update(o.profile, runs, prov, o.req)
-	if err != nil {
-		if len(paths) == 0 {
-			return exitf(ExitInvalid, "baseline update: %w", err)
+	promote := func(root string) ([]string, []baseline.Skip, error) {
+		return baselinePromote(s, baseline.Store{Root: root}, o, runs, prov)
+	}
+	var paths []string
+	var skipped []baseline.Skip
+	if spec, onBranch, err := baselineBranch(o); err != nil {
+		return err
+	} else if onBranch {
+		paths, skipped, err = baselineUpdateBranch(s, spec, o, promote)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("baseline update: %w (already written: %v)", err, paths)
+	} else if paths, skipped, err = promote(o.root); err != nil {
+		return err
 	}
 	for _, p := range paths {
 		fmt.Fprintf(s.Out, "wrote %s\n", p)
@@ -140,6 +142,29 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		return exitf(ExitRunFailed, "baseline update: wrote %d workload(s), skipped %d: %w\npromote the skipped workloads again once their runs pass", len(paths), len(skipped), skipError(skipped))
 	}
 	return nil
+}
+
+// baselinePromote screens runs against store and writes those that pass;
+// it returns the files written and the runs skipped, and an error when
+// nothing could be written.
+func baselinePromote(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run, prov result.Provenance) ([]string, []baseline.Skip, error) {
+	runs, skipped := baseline.Partition(runs, o.req)
+	noisy, err := baselineScreen(s, store, o, runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, skipped = withoutSkipped(runs, noisy), append(skipped, noisy...)
+	if len(runs) == 0 {
+		return nil, nil, exitf(ExitInvalid, "baseline update: nothing written: %w", skipError(skipped))
+	}
+	paths, err := store.Update(o.profile, runs, prov, o.req)
+	if err != nil {
+		if len(paths) == 0 {
+			return nil, nil, exitf(ExitInvalid, "baseline update: %w", err)
+		}
+		return nil, nil, fmt.Errorf("baseline update: %w (already written: %v)", err, paths)
+	}
+	return paths, skipped, nil
 }
 
 // baselineOrEnv returns v, or the environment variable name when v is empty.

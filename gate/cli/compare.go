@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -91,6 +92,12 @@ func runCompare(s *Streams, o compareOptions) error {
 	default:
 		return exitf(ExitInvalid, "--format %q: want text, markdown or json", o.format)
 	}
+	baseDir, closeBaselines, err := openBaselines(context.Background(), s, o.baseline)
+	if err != nil {
+		return err
+	}
+	defer closeBaselines()
+	o.baseline = baseDir
 	base, basePaths, err := compareLoad("--baseline", o.baseline, true)
 	if err != nil {
 		return err

@@ -140,6 +140,12 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	if err := checkLimits("gate", o.limits); err != nil {
 		return err
 	}
+	root, closeBaselines, err := openBaselines(ctx, s, cfg.Baselines)
+	if err != nil {
+		return err
+	}
+	defer closeBaselines()
+	cfg.Baselines = root
 	if o.progress <= 0 {
 		return exitf(ExitInvalid, "gate: --progress-interval %v: must be positive", o.progress)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -88,7 +89,12 @@ func runHistory(s *Streams, l *config.Loaded, o historyOptions) error {
 		}
 	}
 	cfg := l.Config
-	store := baseline.Store{Root: cfg.Baselines}
+	root, closeBaselines, err := openBaselines(context.Background(), s, cfg.Baselines)
+	if err != nil {
+		return err
+	}
+	defer closeBaselines()
+	store := baseline.Store{Root: root}
 	cells, bases, err := loadHistory(store, cfg.Profile)
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}

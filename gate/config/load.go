@@ -345,7 +345,9 @@ func resolvePaths(c *Config, l *Loaded) {
 		return ok && strings.HasPrefix(src, l.File+":")
 	}
 	join := func(key string, p *string) {
-		if *p != "" && !filepath.IsAbs(*p) && fromFile(key) {
+		// "git:<branch>" names the baseline store on a branch (package
+		// gitstore), not a path.
+		if *p != "" && !filepath.IsAbs(*p) && fromFile(key) && !strings.HasPrefix(*p, "git:") {
 			*p = filepath.Join(dir, *p)
 		}
 	}
