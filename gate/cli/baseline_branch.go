@@ -109,3 +109,14 @@ func openBaselines(ctx context.Context, s *Streams, setting string) (root string
 	fmt.Fprintf(s.Err, "perfgate: baselines from branch %s at %.12s (%s)\n", spec.Branch, tip, spec.Dir)
 	return root, done, nil
 }
+
+// refuseBranchStore stops a command that writes the store in the checkout
+// (calibrate) when the configuration keeps it on a branch: the file would
+// land in a directory named "git:...". Such a command writes an in-tree
+// store given with --baselines; commit its file to the branch.
+func refuseBranchStore(cmd, setting string) error {
+	if spec, ok, _ := gitstore.Parse(setting); ok {
+		return exitf(ExitInvalid, "%s: baselines %q is on the branch %s, which %s does not write: pass --baselines DIR and commit what it writes under %s/ on the branch", cmd, setting, spec.Branch, cmd, spec.Dir)
+	}
+	return nil
+}

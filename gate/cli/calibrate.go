@@ -123,6 +123,9 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibr
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
+	if err := refuseBranchStore("calibrate", cfg.Baselines); err != nil {
+		return err
+	}
 	store := baseline.Store{Root: cfg.Baselines}
 	var ms []*workload.Manifest
 	var sessions []map[string]*result.Result
