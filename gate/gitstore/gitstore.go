@@ -69,7 +69,8 @@ func Parse(s string) (spec Spec, ok bool, err error) {
 // option.
 func ValidBranch(b string) error {
 	switch {
-	case b == "", strings.HasPrefix(b, "-"), strings.Contains(b, ".."), strings.ContainsAny(b, " ~^:?*[\\\x7f"),
+	case b == "", b == "@", strings.HasPrefix(b, "-"), strings.Contains(b, ".."), strings.Contains(b, "@{"), strings.Contains(b, "//"),
+		strings.ContainsAny(b, " ~^:?*[\\\x7f"),
 		strings.HasPrefix(b, "/"), strings.HasSuffix(b, "/"), strings.HasSuffix(b, ".lock"):
 		return fmt.Errorf("branch %q is not a valid branch name", b)
 	}
