@@ -25,13 +25,15 @@ import (
 const NoiseAlpha = 1e-3
 
 // NoiseFactor is the smallest multiple of its usual spread a metric's
-// spread must reach to be called noisy, however many trials support it:
+// spread must reach to be called noisy, however many trials support it
+// (the earlier rule's factor, so the screen is never stricter than it
+// was, only less often wrong):
 // with 20 trials and a long history the F test alone would refuse a
 // spread 1.6x usual, a real but harmless change that, once it persists,
 // would refuse every later night and freeze the history; and trials with
 // heavier tails than normal reach 2x by chance more often than the F
 // test allows (TestNoiseScreenRefusesOrdinarySessionsRarely's t(5) case).
-const NoiseFactor = 2.5
+const NoiseFactor = 3.0
 
 // MinBaselineTrials is the fewest valid trials per cell a baseline should
 // have; below it `perfgate baseline update` warns. A baseline is recorded
