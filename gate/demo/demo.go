@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -163,6 +164,7 @@ func render(w io.Writer, o Options, base []*result.Result, out *pipeline.Outcome
 	res := &Outcome{Comparison: out.Comparison, CommentPath: filepath.Join(o.Dir, "comment.md"), ReportPath: filepath.Join(o.Dir, "report.txt"),
 		FullReportPath: filepath.Join(o.Dir, "report.md")}
 	d.FullReport = res.FullReportPath
+	explain.Attach(out.Comparison, d.Baselines, d.Candidates)
 	var text, md, full, js bytes.Buffer
 	if err := report.Text(&text, d); err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func Explain(c *verdict.Comparison, baselines, candidates map[string]*result.Res
 	for _, w := range order {
 		s, err := split(w, baselines[w], candidates[w], level)
 		if err != nil {
-			e.Warnings = append(e.Warnings, "phase split: "+err.Error())
+			e.Warnings = append(e.Warnings, err.Error())
 			continue
 		}
 		s.Cells = regressed[w]

@@ -193,7 +193,7 @@ func TestExplainNamesWhatIsMissing(t *testing.T) {
 	e := Explain(regressed("w/tpot_ms.p50", "gone/tpot_ms.p50"), map[string]*result.Result{"w": ok}, map[string]*result.Result{"w": imported})
 	if len(e.Workloads) != 0 || len(e.Findings) != 0 || len(e.Warnings) != 2 ||
 		!strings.Contains(e.Warnings[0], "w: no valid trial with ttft_ms.mean in both arms") ||
-		!strings.Contains(e.Warnings[1], "gone: no result file") {
+		!strings.Contains(e.Warnings[1], "gone: an arm has no result file") {
 		t.Errorf("explanation %+v", e)
 	}
 }

@@ -87,7 +87,7 @@ func hasServerQueue(r *result.Result) bool {
 func split(cell string, base, cand *result.Result, level float64) (verdict.PhaseSplit, error) {
 	s := verdict.PhaseSplit{Workload: cell}
 	if base == nil || cand == nil {
-		return s, fmt.Errorf("%s: no result file for one arm", cell)
+		return s, fmt.Errorf("%s: an arm has no result file; the split needs both arms' results", cell)
 	}
 	s.ServerQueue = hasServerQueue(base) && hasServerQueue(cand)
 	bp, bmiss := phasesOf(base, s.ServerQueue)
@@ -97,7 +97,7 @@ func split(cell string, base, cand *result.Result, level float64) (verdict.Phase
 		if miss == "" {
 			miss = cmiss
 		}
-		return s, fmt.Errorf("%s: no valid trial with %s in both arms (imported results and capacity cells lack per-request means)", cell, miss)
+		return s, fmt.Errorf("%s: no valid trial with %s in both arms; the split needs the per-request means a perfgate run records (imported results and capacity cells lack them)", cell, miss)
 	}
 	pick := func(ps []trialPhases, f func(trialPhases) float64) []float64 {
 		out := make([]float64, len(ps))

@@ -33,6 +33,7 @@ func Text(w io.Writer, d *Data) error {
 		fmt.Fprintf(&b, ", look %d of %d", c.Look.Index, c.Look.Max)
 	}
 	b.WriteString(")\n\n")
+	b.WriteString(findingsText(d))
 
 	var warns []string
 	ref := func(s string) string {
