@@ -20,7 +20,8 @@ type counter struct {
 // counters are the /metrics figures that say why a serving engine got
 // slower: preemptions and KV-cache pressure (memory), running and waiting
 // requests (batch size and queueing), the prefix-cache hit rate (work
-// skipped), the tokens the engine processed (work done), and the engine's
+// skipped), the tokens the engine processed (work done) and per engine
+// step (batch fill), the speculative-decoding acceptance rate, and the engine's
 // own latencies, which tell server time from client or network time.
 var counters = []counter{
 	{"vllm:num_preemptions_total.delta", "vllm:num_preemptions_total"},
@@ -31,6 +32,8 @@ var counters = []counter{
 	{"prefix_cache_hit_rate", "vllm:prefix_cache_hits_total"},
 	{"vllm:prompt_tokens_total.delta", "vllm:prompt_tokens_total"},
 	{"vllm:generation_tokens_total.delta", "vllm:generation_tokens_total"},
+	{"iteration_tokens.server_mean", "vllm:iteration_tokens_total"},
+	{"spec_decode_acceptance_rate", "vllm:spec_decode_num_accepted_tokens_total"},
 	{"queue_time_s.server_mean", "vllm:request_queue_time_seconds"},
 	{"ttft_s.server_mean", "vllm:time_to_first_token_seconds"},
 	{"tpot_s.server_mean", "vllm:request_time_per_output_token_seconds"},

@@ -180,6 +180,8 @@ var counterLabels = map[string]string{
 	"prefix_cache_hit_rate":              "prefix-cache hit rate",
 	"vllm:prompt_tokens_total.delta":     "prompt tokens per trial",
 	"vllm:generation_tokens_total.delta": "generated tokens per trial",
+	"iteration_tokens.server_mean":       "tokens per engine step (mean)",
+	"spec_decode_acceptance_rate":        "spec-decode acceptance",
 	"queue_time_s.server_mean":           "server queue time mean",
 	"ttft_s.server_mean":                 "server TTFT mean",
 	"tpot_s.server_mean":                 "server TPOT mean",
@@ -201,7 +203,7 @@ func counterValue(key string, v float64) string {
 	switch {
 	case strings.HasSuffix(key, "_s.server_mean"):
 		return seconds(v)
-	case strings.HasPrefix(key, "kv_cache_usage_perc"), key == "prefix_cache_hit_rate":
+	case strings.HasPrefix(key, "kv_cache_usage_perc"), key == "prefix_cache_hit_rate", key == "spec_decode_acceptance_rate":
 		return fraction(v)
 	case strings.HasSuffix(key, ".delta"):
 		return count(v)

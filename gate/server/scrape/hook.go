@@ -27,10 +27,13 @@ import (
 //	"gauge_samples"          how many samples the means are over
 //	"<hist>.server_mean"     histogram sum delta / count delta, seconds:
 //	                         ttft_s, itl_s, tpot_s, e2el_s, queue_time_s,
-//	                         prefill_time_s, decode_time_s
+//	                         prefill_time_s, decode_time_s; and tokens per
+//	                         engine step: iteration_tokens
+//	"spec_decode_acceptance_rate"  accepted / drafted tokens delta (0..1)
 const (
 	keyHitRate = "prefix_cache_hit_rate"
 	keySamples = "gauge_samples"
+	keySpecAcc = "spec_decode_acceptance_rate"
 )
 
 // histKeys names the server-side means.
@@ -42,6 +45,7 @@ var histKeys = map[string]string{
 	"vllm:request_queue_time_seconds":            "queue_time_s.server_mean",
 	"vllm:request_prefill_time_seconds":          "prefill_time_s.server_mean",
 	"vllm:request_decode_time_seconds":           "decode_time_s.server_mean",
+	"vllm:iteration_tokens_total":                "iteration_tokens.server_mean",
 }
 
 // Hook scrapes GET <URL>/metrics around every trial. It satisfies loadgen's
@@ -200,6 +204,11 @@ func Summarize(before, after Snapshot, samples []Snapshot) (map[string]float64, 
 	hits, okh := out["vllm:prefix_cache_hits_total.delta"]
 	if okq && okh && q > 0 {
 		out[keyHitRate] = hits / q
+	}
+	drafted, okd := out["vllm:spec_decode_num_draft_tokens_total.delta"]
+	accepted, oka := out["vllm:spec_decode_num_accepted_tokens_total.delta"]
+	if okd && oka && drafted > 0 {
+		out[keySpecAcc] = accepted / drafted
 	}
 	for _, sr := range gaugeSeries {
 		var sum, maxv float64

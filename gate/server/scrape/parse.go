@@ -50,6 +50,11 @@ var counterSeries = withAliases([]series{
 	{"vllm:prefix_cache_queries_total", []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}},
 	{"vllm:prefix_cache_hits_total", []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}},
 	{"vllm:request_success_total", []string{"vllm:request_success_total", "vllm:request_success"}},
+	// Speculative decoding: drafted and accepted tokens, whose ratio is
+	// the acceptance rate (a drop makes every decode step yield fewer
+	// tokens).
+	{"vllm:spec_decode_num_draft_tokens_total", []string{"vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_draft_tokens"}},
+	{"vllm:spec_decode_num_accepted_tokens_total", []string{"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_accepted_tokens"}},
 })
 
 // Gauges sampled during a trial. KV cache usage was gpu_cache_usage_perc
@@ -73,6 +78,9 @@ var histSeries = withAliases([]series{
 	{"vllm:request_queue_time_seconds", []string{"vllm:request_queue_time_seconds"}},
 	{"vllm:request_prefill_time_seconds", []string{"vllm:request_prefill_time_seconds"}},
 	{"vllm:request_decode_time_seconds", []string{"vllm:request_decode_time_seconds"}},
+	// Tokens per engine step (a histogram despite its _total suffix):
+	// its mean says how full the batches were.
+	{"vllm:iteration_tokens_total", []string{"vllm:iteration_tokens_total"}},
 })
 
 // maxGauges are combined by maximum over label sets, not by sum.
