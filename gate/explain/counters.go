@@ -42,6 +42,13 @@ var counters = []counter{
 	{"decode_time_s.server_mean", "vllm:request_decode_time_seconds"},
 }
 
+// gaugeSeries are the canonical gauges an engine without vLLM's counters
+// reports a rate with (gate/server/scrape reads them under these names).
+var gaugeSeries = map[string]string{
+	"prefix_cache_hit_rate":       "cache_hit_rate",
+	"spec_decode_acceptance_rate": "spec_accept_rate",
+}
+
 // minFlagTrials is the fewest valid trials per arm for a flag: with three
 // each, non-overlapping ranges happen by chance 1 time in 10; below that
 // the chance is too high for a flag to mean anything.
@@ -66,8 +73,8 @@ func counterDeltas(base, cand *result.Result) []verdict.CounterDelta {
 		d := verdict.CounterDelta{Key: c.key}
 		if name, ok := prof.Metric(c.series); ok {
 			d.Series = name
-		} else if c.key == "prefix_cache_hit_rate" {
-			if name, ok := prof.Metric("cache_hit_rate"); ok {
+		} else if gauge, ok := gaugeSeries[c.key]; ok {
+			if name, ok := prof.Metric(gauge); ok {
 				d.Series = name
 			}
 		}

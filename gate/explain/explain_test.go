@@ -216,10 +216,11 @@ func TestCounterDeltas(t *testing.T) {
 	if !p.Flagged || p.Baseline != 0 || p.Candidate != 37 || p.CandMin != 30 || p.CandMax != 41 || math.Abs(p.FalseFlag-2.0/252) > 1e-12 {
 		t.Errorf("preemptions %+v", p)
 	}
-	// SGLang has no preemption counter of that name; its waiting requests
-	// are sglang:num_queue_reqs. Ranges 1..5 and 4..8 overlap: not flagged.
+	// SGLang's names: retracted requests are its preemptions, its waiting
+	// requests sglang:num_queue_reqs. Ranges 1..5 and 4..8 overlap: not
+	// flagged.
 	w := got[wait]
-	if p.Series != "" || w.Series != "sglang:num_queue_reqs" || w.Flagged || w.Candidate != 6 {
+	if p.Series != "sglang:num_retracted_requests_total" || w.Series != "sglang:num_queue_reqs" || w.Flagged || w.Candidate != 6 {
 		t.Errorf("series %q, waiting %+v", p.Series, w)
 	}
 	if _, ok := got["kv_cache_usage_perc.max"]; ok {

@@ -29,7 +29,8 @@ import (
 //	                         ttft_s, itl_s, tpot_s, e2el_s, queue_time_s,
 //	                         prefill_time_s, decode_time_s; and tokens per
 //	                         engine step: iteration_tokens
-//	"spec_decode_acceptance_rate"  accepted / drafted tokens delta (0..1)
+//	"spec_decode_acceptance_rate"  accepted / drafted tokens delta (0..1);
+//	                         for an engine with a gauge (SGLang), its mean
 const (
 	keyHitRate = "prefix_cache_hit_rate"
 	keySamples = "gauge_samples"
@@ -233,6 +234,11 @@ func Summarize(before, after Snapshot, samples []Snapshot) (map[string]float64, 
 	if _, ok := out[keyHitRate]; !ok {
 		if v, ok := out[gaugeHitRate+".mean"]; ok {
 			out[keyHitRate] = v
+		}
+	}
+	if _, ok := out[keySpecAcc]; !ok {
+		if v, ok := out[gaugeSpecRate+".mean"]; ok {
+			out[keySpecAcc] = v
 		}
 	}
 	if len(samples) > 0 {

@@ -65,6 +65,9 @@ var gaugeSeries = withAliases([]series{
 	{"vllm:kv_cache_usage_perc", []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}},
 	// Only other engines report a hit-rate gauge (vLLM has counters).
 	{gaugeHitRate, nil},
+	// Likewise the speculative-decoding acceptance rate (SGLang's is a
+	// gauge averaged per logging interval).
+	{gaugeSpecRate, nil},
 })
 
 // Histograms whose per-trial mean is recorded. The old
@@ -101,6 +104,11 @@ func withAliases(list []series) []series {
 // reports as a gauge (SGLang's sglang:cache_hit_rate), where vLLM has
 // query and hit counters.
 const gaugeHitRate = "cache_hit_rate"
+
+// gaugeSpecRate is the canonical name of a speculative-decoding
+// acceptance rate an engine reports as a gauge (SGLang's
+// sglang:spec_accept_rate), where vLLM has drafted and accepted counters.
+const gaugeSpecRate = "spec_accept_rate"
 
 // Parse reads Prometheus text exposition (format 0.0.4) from r. Series
 // perfgate does not know are ignored; a malformed exposition is an error

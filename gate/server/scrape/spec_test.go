@@ -1,6 +1,7 @@
 package scrape
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,3 +41,26 @@ vllm:iteration_tokens_total_count{engine="0",model_name="m"} {N}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestSGLangRetractionsAndAcceptance: SGLang's retracted requests count
+// as preemptions, its queue-time histogram as the server queue, and its
+// acceptance-rate gauge's mean as the acceptance rate.
+func TestSGLangRetractionsAndAcceptance(t *testing.T) {
+	snap := func(retracted, rate float64, n, sum float64) Snapshot {
+		t.Helper()
+		s, err := Parse(strings.NewReader("# TYPE sglang:num_retracted_requests_total counter\nsglang:num_retracted_requests_total{model_name=\"m\"} " + strconv.FormatFloat(retracted, 'g', -1, 64) +
+			"\n# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{model_name=\"m\"} " + strconv.FormatFloat(rate, 'g', -1, 64) +
+			"\n# TYPE sglang:queue_time_seconds histogram\nsglang:queue_time_seconds_bucket{le=\"+Inf\",model_name=\"m\"} " + strconv.FormatFloat(n, 'g', -1, 64) +
+			"\nsglang:queue_time_seconds_sum{model_name=\"m\"} " + strconv.FormatFloat(sum, 'g', -1, 64) +
+			"\nsglang:queue_time_seconds_count{model_name=\"m\"} " + strconv.FormatFloat(n, 'g', -1, 64) + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	out, warns := Summarize(snap(3, 0.5, 10, 1), snap(40, 0.7, 30, 3), []Snapshot{snap(10, 0.6, 12, 1), snap(20, 0.8, 20, 2)})
+	if len(warns) != 0 || out["vllm:num_preemptions_total.delta"] != 37 || math.Abs(out["spec_decode_acceptance_rate"]-0.7) > 1e-12 ||
+		math.Abs(out["queue_time_s.server_mean"]-0.1) > 1e-12 {
+		t.Errorf("summary %v, warnings %v", out, warns)
+	}
+}
