@@ -50,11 +50,11 @@ type stepStats struct {
 	PrefillTokens int
 	ContextTokens int
 	Duration      time.Duration
-	// Start is when the step began and Ops its duration split by the
-	// cost model's terms (jitter and drift included), which a profile
-	// records as kernels (see profile.go).
+	// Start is when the step began and Ops its duration in nanoseconds
+	// split by the cost model's terms (jitter and drift included, not
+	// rounded), which a profile records as kernels (see profile.go).
 	Start time.Time
-	Ops   [numOps]time.Duration
+	Ops   [numOps]float64
 }
 
 func newCore(seed uint64, born time.Time, s sink) *core {
@@ -200,7 +200,7 @@ func (c *core) cost(cfg *Config, b *batch, start time.Time) time.Duration {
 	// jitter and drift), term by term.
 	ns := (ops[opSampling] + ops[opMLP] + ops[opAttention] + ops[opPrefill]) * f
 	for i := range ops {
-		b.stats.Ops[i] = time.Duration(ops[i] * f)
+		b.stats.Ops[i] = ops[i] * f
 	}
 	b.stats.Start = start
 	b.stats.Duration = time.Duration(ns)

@@ -131,7 +131,7 @@ func (m *metricsState) stepDone(st stepStats) {
 	m.steps++
 	m.prof.record(st)
 }
-func (m *metricsState) preempted()            { m.preemptions++ }
+func (m *metricsState) preempted() { m.preemptions++ }
 func (m *metricsState) prefixQuery(q, h int) {
 	m.prefixQ += int64(q)
 	m.prefixH += int64(h)

@@ -128,7 +128,7 @@ func (s *Server) handleStopProfile(w http.ResponseWriter, r *http.Request) {
 // profile started.
 func writeTrace(w io.Writer, steps []stepStats, started time.Time, truncated bool) error {
 	bw := bufio.NewWriter(w)
-	us := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e3, 'f', 3, 64) }
+	us := func(ns float64) string { return strconv.FormatFloat(ns/1e3, 'f', -1, 64) }
 	fmt.Fprintf(bw, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ms\",\"perfgate_sim\":{\"steps\":%d,\"truncated\":%t},\"traceEvents\":[\n", len(steps), truncated)
 	first := true
 	emit := func(format string, args ...any) {
@@ -139,9 +139,9 @@ func writeTrace(w io.Writer, steps []stepStats, started time.Time, truncated boo
 		fmt.Fprintf(bw, format, args...)
 	}
 	for i, st := range steps {
-		at := st.Start.Sub(started)
+		at := float64(st.Start.Sub(started))
 		emit(`{"ph":"X","cat":"user_annotation","name":"execute_model","pid":1,"tid":1,"ts":%s,"dur":%s,"args":{"step":%d,"decode_seqs":%d,"prefill_tokens":%d,"context_tokens":%d}}`,
-			us(at), us(st.Duration), i, st.DecodeSeqs, st.PrefillTokens, st.ContextTokens)
+			us(at), us(float64(st.Duration)), i, st.DecodeSeqs, st.PrefillTokens, st.ContextTokens)
 		for op, d := range st.Ops {
 			if d <= 0 {
 				continue
