@@ -21,13 +21,18 @@ const maxFindingNames = 4
 // carries no explanation or it found nothing to say.
 func findingsPart(d *Data) string {
 	e := d.Comparison.Explanation
-	if e == nil || len(e.Findings) == 0 {
+	if e == nil {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n**Why it regressed** (%s; %.0f %% intervals, details below):\n\n", causeCount(e), 100*e.CILevel)
-	for _, f := range e.Findings {
-		fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), true))
+	if len(e.Findings) > 0 {
+		fmt.Fprintf(&b, "\n**Why it regressed** (%s; %.0f %% intervals, details below):\n\n", causeCount(e), 100*e.CILevel)
+		for _, f := range e.Findings {
+			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), true))
+		}
+	}
+	if k := kernelsLine(e, true); k != "" {
+		fmt.Fprintf(&b, "\n%s\n", k)
 	}
 	return b.String()
 }
@@ -35,13 +40,21 @@ func findingsPart(d *Data) string {
 // findingsText is the terminal form of the findings, "" without any.
 func findingsText(d *Data) string {
 	e := d.Comparison.Explanation
-	if e == nil || len(e.Findings) == 0 {
+	if e == nil {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Why it regressed (%s; %.0f %% intervals):\n", causeCount(e), 100*e.CILevel)
-	for _, f := range e.Findings {
-		fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), false))
+	if len(e.Findings) > 0 {
+		fmt.Fprintf(&b, "Why it regressed (%s; %.0f %% intervals):\n", causeCount(e), 100*e.CILevel)
+		for _, f := range e.Findings {
+			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), false))
+		}
+	}
+	if k := kernelsLine(e, false); k != "" {
+		fmt.Fprintf(&b, "%s\n", k)
+	}
+	if b.Len() == 0 {
+		return ""
 	}
 	return b.String() + "\n"
 }

@@ -47,6 +47,11 @@ func whyExplanation() *verdict.Explanation {
 				PerToken: pc("", 1, 1.01, -0.02, 0.04, 0, false), Tokens: pc("", 40, 40, 0, 0, 0, false), ClientQueue: pc("", 1, 1, 0, 0, 0, false),
 				Cells: []string{"short|<chat>/ttft_ms.p99"}},
 		},
+		Kernels: &verdict.KernelDiff{Workload: "cx8-4000-1000-c16", BaselineTrace: "out/profiles/baseline/a.pt.trace.json",
+			CandidateTrace: "out/profiles/candidate/b.pt.trace.json", BaselineSteps: 640, CandidateSteps: 652,
+			Ops: []verdict.KernelChange{{Name: "mlp", Baseline: 900, Candidate: 1035, Delta: 135, Change: 15},
+				{Name: "attention", Baseline: 300, Candidate: 345, Delta: 45, Change: 15},
+				{Name: "fused_moe<|bad|>", Candidate: 2, Delta: 2}}},
 		Warnings: []string{"imported: no valid trial with ttft_ms.mean in both arms; the split needs the per-request means a perfgate run records"},
 	}
 }
@@ -76,6 +81,7 @@ func TestFindingsGolden(t *testing.T) {
 		"**Decode** carries the change in 1 of 2 regressed workloads (cx8-4000-1000-c16): time per output token +8.1 %, 96 % of the E2EL change; server queue and prefill unchanged. 2 regressed metrics follow: TPOT p50, TPOT p99. Server `/metrics` beyond their trial spread, baseline → candidate: preemptions per trial 0 → 37 · KV cache max 62.0 % → 99.0 %.",
 		"**No phase** carries the change in 1 of 2 regressed workloads (short\\|&lt;chat&gt;)",
 		"| cx8-4000-1000-c16 | preemptions per trial | `vllm:num_preemptions_total` | 0 | 37 (30 – 41) | ⚑ (0.79 % by chance) |",
+		"**Kernels per engine step** in cx8-4000-1000-c16 (one profiled trial per arm, 640 and 652 steps): mlp +15.0 % (900.0 → 1,035 µs) · attention +15.0 % (300.0 → 345.0 µs) · fused\\_moe&lt;\\|bad\\|&gt; new (0 → 2.000 µs). Traces: `out/profiles/baseline/a.pt.trace.json`, `out/profiles/candidate/b.pt.trace.json`.",
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("markdown lacks %q", want)
@@ -120,5 +126,27 @@ func TestFindingWording(t *testing.T) {
 	f = verdict.Finding{Phase: verdict.PhasePrefill, Workloads: []string{"p"}, ChangeLow: 30, ChangeHigh: 30, ShareLow: 90, ShareHigh: 90, Cells: []string{"p/ttft_ms.p50"}}
 	if got := findingSentence(f, 1, n, false); !strings.HasPrefix(got, "Prefill carries the change in the regressed workload (p): prefill time (TTFT minus the server queue) +30.0 %, 90 % of the E2EL change. 1 regressed metric follows") {
 		t.Errorf("got %s", got)
+	}
+}
+
+// TestKernelProfileError: a profile that failed says so in a line and
+// leaves the findings alone; without findings (profile: always on a pass)
+// the line stands alone.
+func TestKernelProfileError(t *testing.T) {
+	e := &verdict.Explanation{Kernels: &verdict.KernelDiff{Workload: "w", Error: "trace /tmp/x.json: unexpected EOF"}}
+	if got := kernelsLine(e, false); got != "Kernel profile of w: none (trace /tmp/x.json: unexpected EOF); the verdict does not depend on it." {
+		t.Errorf("got %s", got)
+	}
+	d := loadFixture(t, "pass")
+	d.Comparison.Explanation = e
+	var md, txt bytes.Buffer
+	if err := Markdown(&md, d, CommentLimit); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&txt, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "\nKernel profile of w: none") || strings.Contains(md.String(), "Why it regressed") || !strings.Contains(txt.String(), "Kernel profile of w: none") {
+		t.Errorf("markdown:\n%s\ntext:\n%s", md.String(), txt.String())
 	}
 }

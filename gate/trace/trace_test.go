@@ -150,3 +150,25 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+func TestMode(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		reg, clean bool
+		err        bool
+	}{
+		{"", false, false, false},
+		{"never", false, false, false},
+		{"on-regression", true, false, false},
+		{"always", true, true, false},
+		{"sometimes", false, false, true},
+	} {
+		m, err := ParseMode(tc.in)
+		if (err != nil) != tc.err || (err == nil && (m.Want(true) != tc.reg || m.Want(false) != tc.clean)) {
+			t.Errorf("%q: %v %v", tc.in, m, err)
+		}
+	}
+	if _, err := ParseMode("x"); err == nil || !strings.Contains(err.Error(), "want on-regression, always or never") {
+		t.Errorf("error %v", err)
+	}
+}

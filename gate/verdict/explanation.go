@@ -25,6 +25,39 @@ type Explanation struct {
 	// Warnings say which workloads could not be split and what would
 	// make them splittable.
 	Warnings []string `json:"warnings,omitempty"`
+	// Kernels compares one profiled trial per arm of the worst regressed
+	// workload, when the run was profiled (`profile:`); nil otherwise.
+	Kernels *KernelDiff `json:"kernels,omitempty"`
+}
+
+// KernelDiff is what the torch-profiler traces of both arms say (package
+// gate/trace): the kernels whose time per engine step moved most. A
+// profile that failed carries only Error; it never fails the gate.
+type KernelDiff struct {
+	Workload string `json:"workload"`
+	// BaselineTrace and CandidateTrace are the trace files, as the
+	// reader should find them (the output directory, uploaded as the
+	// run's artifact).
+	BaselineTrace  string `json:"baseline_trace,omitempty"`
+	CandidateTrace string `json:"candidate_trace,omitempty"`
+	BaselineSteps  int    `json:"baseline_steps,omitempty"`
+	CandidateSteps int    `json:"candidate_steps,omitempty"`
+	// Ops are the kernels that moved most per step, either way, in the
+	// order of the time they added (largest first).
+	Ops []KernelChange `json:"ops,omitempty"`
+	// Error says why there is no comparison (a trace that did not parse,
+	// an engine without profiling) and what would give one.
+	Error string `json:"error,omitempty"`
+}
+
+// KernelChange is one kernel's time per engine step in both arms, in
+// microseconds, and its relative change in percent (0 for a new kernel).
+type KernelChange struct {
+	Name      string  `json:"name"`
+	Baseline  float64 `json:"baseline_us"`
+	Candidate float64 `json:"candidate_us"`
+	Delta     float64 `json:"delta_us"`
+	Change    float64 `json:"change"`
 }
 
 // Phase names a part of a request's end-to-end latency, or the carrier of
