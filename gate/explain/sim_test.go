@@ -131,7 +131,7 @@ func TestSimPrefillSlowdownNamesPrefill(t *testing.T) {
 		t.Skip("runs the simulator")
 	}
 	base := slowSim(t)
-	base.PrefillPerToken *= 25 // 5 us a token: a 1024-token prompt takes about a decode step
+	base.PrefillPerToken *= 50 // 10 us a token: a 1024-token prompt takes two decode steps
 	cand := base
 	cand.PrefillScale = 1.3
 	cmp := compareArms(t, base, cand, "testdata/prefill")
