@@ -68,6 +68,10 @@ type event struct {
 	Dur  *float64 `json:"dur"`
 }
 
+// maxDurUS bounds one kernel's duration (a year, in microseconds): the
+// sums stay finite, so the comparison that carries them still encodes.
+const maxDurUS = 3.2e13
+
 // maxName bounds a kept kernel name; longer ones (templated C++ kernel
 // names) are cut, which keeps them distinct in practice.
 const maxName = 512
@@ -110,8 +114,8 @@ func Read(r io.Reader, name string, lim Limits) (*Summary, error) {
 		case ev.Name == "execute_model" || strings.HasPrefix(ev.Name, "ProfilerStep#"):
 			s.Steps++
 		case strings.EqualFold(ev.Cat, "kernel"):
-			if *ev.Dur < 0 {
-				return fail("event %d: kernel %q has a negative duration", s.Events, truncate(ev.Name))
+			if *ev.Dur < 0 || *ev.Dur > maxDurUS {
+				return fail("event %d: kernel %q lasts %g µs, not a duration", s.Events, truncate(ev.Name), *ev.Dur)
 			}
 			n := truncate(ev.Name)
 			op, ok := ops[n]

@@ -56,7 +56,8 @@ func TestReadRefusesBadTraces(t *testing.T) {
 		{"events not array", `{"traceEvents":{}}`, Limits{}, "traceEvents is not an array"},
 		{"number", `42`, Limits{}, "not a JSON object or array"},
 		{"trailing", `[] []`, Limits{}, "data after"},
-		{"negative", `[{"ph":"X","cat":"kernel","name":"k","dur":-1}]`, Limits{}, "negative duration"},
+		{"negative", `[{"ph":"X","cat":"kernel","name":"k","dur":-1}]`, Limits{}, "not a duration"},
+		{"absurd", `[{"ph":"X","cat":"kernel","name":"k","dur":1e300},{"ph":"X","cat":"kernel","name":"k","dur":1e300}]`, Limits{}, "not a duration"},
 		{"huge event", big, Limits{MaxEventBytes: 1000}, "one value is larger than 1000 bytes"},
 		{"huge file", big, Limits{MaxBytes: 2000}, "larger than 2000 bytes"},
 		{"too many ops", many, Limits{MaxOps: 2}, "more than 2 distinct kernel names"},
@@ -118,7 +119,7 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("summary %+v", s)
 		}
 		for _, op := range s.Ops {
-			if op.Calls < 1 || op.TotalUS < 0 || math.IsNaN(op.TotalUS) || len(op.Name) > maxName {
+			if op.Calls < 1 || op.TotalUS < 0 || math.IsNaN(op.TotalUS) || math.IsInf(op.TotalUS, 0) || len(op.Name) > maxName {
 				t.Errorf("op %+v", op)
 			}
 		}
