@@ -1,5 +1,5 @@
 // Package explain says why a comparison regressed. For each regressed
-// workload it splits the change of mean end-to-end latency into the
+// workload it splits the change of its median request's end-to-end latency into the
 // server's queue, prefill (TTFT minus that queue) and decode (E2EL minus
 // TTFT, further the time per output token times the tokens), each with a
 // confidence interval, names the phase that carries the change, and puts
@@ -10,7 +10,7 @@
 // rows.
 //
 // It reads only what both arms' result files already keep (per-trial
-// per-request means and the /metrics summaries of gate/server/scrape) and
+// per-request medians and the /metrics summaries of gate/server/scrape) and
 // is pure: no I/O. The verdict never depends on it; docs/report.md says
 // how to read its findings.
 package explain
@@ -26,7 +26,7 @@ import (
 // Explain computes the explanation of c's regressed workloads from the
 // result files of both arms, keyed by workload cell. It returns nil when
 // no gated cell regressed. A workload that cannot be split (no result
-// file, no per-request means) is named in the explanation's warnings.
+// file, no per-request medians) is named in the explanation's warnings.
 func Explain(c *verdict.Comparison, baselines, candidates map[string]*result.Result) *verdict.Explanation {
 	if c == nil {
 		return nil

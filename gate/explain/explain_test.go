@@ -192,7 +192,7 @@ func TestExplainNamesWhatIsMissing(t *testing.T) {
 	imported := &result.Result{Trials: []result.Trial{{Valid: true, Values: map[string]float64{keyE2EL: 2}}}}
 	e := Explain(regressed("w/tpot_ms.p50", "gone/tpot_ms.p50"), map[string]*result.Result{"w": ok}, map[string]*result.Result{"w": imported})
 	if len(e.Workloads) != 0 || len(e.Findings) != 0 || len(e.Warnings) != 2 ||
-		!strings.Contains(e.Warnings[0], "w: no valid trial with ttft_ms.mean in both arms") ||
+		!strings.Contains(e.Warnings[0], "w: no valid trial with ttft_ms.median in both arms") ||
 		!strings.Contains(e.Warnings[1], "gone: an arm has no result file") {
 		t.Errorf("explanation %+v", e)
 	}

@@ -8,22 +8,26 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// trialPhases is one trial's per-request means, in milliseconds: the
-// request's life from the actual send split at the server's admission
-// and at the first token.
+// trialPhases is one trial's typical request, in milliseconds: its life
+// from the actual send split at the server's admission and at the first
+// token. It is the median request's (E2EL p50 = queue + prefill + decode
+// with decode = E2EL p50 - TTFT p50), not the mean's: the gate judges
+// medians, and a few requests stalled by a busy host move a trial's mean
+// far more than the change being explained.
 type trialPhases struct {
 	queue, prefill, decode, e2el float64
 	perToken, tokens             float64
 	clientQueue                  float64
 }
 
-// The per-trial values the split reads. Each is a per-request mean the
-// load generator records in every trial; the server queue is the mean of
-// vllm:request_queue_time_seconds over the trial (gate/server/scrape).
+// The per-trial values the split reads: per-request medians the load
+// generator records in every trial, the output tokens per request, and
+// the server queue, the mean of vllm:request_queue_time_seconds over the
+// trial (gate/server/scrape; a histogram gives no median).
 const (
-	keyTTFT        = "ttft_ms.mean"
-	keyE2EL        = "e2el_ms.mean"
-	keyClientQueue = "client_queue_ms.mean"
+	keyTTFT        = "ttft_ms.median"
+	keyE2EL        = "e2el_ms.median"
+	keyClientQueue = "client_queue_ms.median"
 	keyOutTokens   = "total_output_tokens"
 	keyCompleted   = "completed"
 	keyServerQueue = "queue_time_s.server_mean"
@@ -97,7 +101,7 @@ func split(cell string, base, cand *result.Result, level float64) (verdict.Phase
 		if miss == "" {
 			miss = cmiss
 		}
-		return s, fmt.Errorf("%s: no valid trial with %s in both arms; the split needs the per-request means a perfgate run records (imported results and capacity cells lack them)", cell, miss)
+		return s, fmt.Errorf("%s: no valid trial with %s in both arms; the split needs the per-request medians a perfgate run records (capacity cells lack them)", cell, miss)
 	}
 	pick := func(ps []trialPhases, f func(trialPhases) float64) []float64 {
 		out := make([]float64, len(ps))

@@ -52,7 +52,7 @@ func whyExplanation() *verdict.Explanation {
 			Ops: []verdict.KernelChange{{Name: "mlp", Baseline: 900, Candidate: 1035, Delta: 135, Change: 15},
 				{Name: "attention", Baseline: 300, Candidate: 345, Delta: 45, Change: 15},
 				{Name: "fused_moe<|bad|>", Candidate: 2, Delta: 2}}},
-		Warnings: []string{"imported: no valid trial with ttft_ms.mean in both arms; the split needs the per-request means a perfgate run records"},
+		Warnings: []string{"imported: no valid trial with ttft_ms.median in both arms; the split needs the per-request medians a perfgate run records"},
 	}
 }
 

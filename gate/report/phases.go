@@ -20,7 +20,7 @@ func phasesPart(d *Data) string {
 	n := armsOf(d)
 	var b strings.Builder
 	if len(e.Workloads) > 0 {
-		fmt.Fprintf(&b, "Mean per request, %s → %s, each change with its %.0f %% interval and its share of the E2EL change. E2EL = queue + prefill + decode; decode = time per output token × (tokens − 1). The client queue (waiting for a concurrency slot) is not part of E2EL.\n\n",
+		fmt.Fprintf(&b, "The median request, %s → %s (per-trial medians, averaged over trials), each change with its %.0f %% interval and its share of the E2EL change. E2EL p50 = server queue (its mean) + prefill + decode; decode = time per output token × (tokens − 1). The client queue (waiting for a concurrency slot) is not part of E2EL.\n\n",
 			strings.ToLower(n.base), strings.ToLower(n.cand), 100*e.CILevel)
 		b.WriteString("| Workload | E2EL | Server queue | Prefill | Decode | Per output token | Tokens | Client queue | Carried by |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|\n")

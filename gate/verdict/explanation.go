@@ -112,15 +112,16 @@ type Finding struct {
 }
 
 // PhaseSplit is one regressed workload's E2EL change split into phases.
-// Times are means over valid trials of each trial's per-request mean, in
-// milliseconds; changes carry the natural sign (positive: slower).
+// Times are the median request's (each trial's per-request medians, the
+// server queue's mean), averaged over valid trials, in milliseconds;
+// changes carry the natural sign (positive: slower).
 type PhaseSplit struct {
 	Workload string `json:"workload"`
 	// ServerQueue is false when the server's queue time was not recorded
 	// in both arms: the queue phase is then zero and TTFT counts whole as
 	// prefill.
 	ServerQueue bool `json:"server_queue"`
-	// E2EL is the change of mean E2EL, the sum of the phases.
+	// E2EL is the change of E2EL p50, the sum of the phases.
 	E2EL PhaseChange `json:"e2el"`
 	// Phases are queue, prefill and decode, in request order.
 	Phases []PhaseChange `json:"phases"`
