@@ -92,7 +92,10 @@ func group(splits []verdict.PhaseSplit) []verdict.Finding {
 		f.Cells = append(f.Cells, s.Cells...)
 		if ch, share, ok := carried(s); ok {
 			f.ChangeLow, f.ChangeHigh = math.Min(f.ChangeLow, ch), math.Max(f.ChangeHigh, ch)
-			f.ShareLow, f.ShareHigh = math.Min(f.ShareLow, share), math.Max(f.ShareHigh, share)
+			if s.E2EL.Moved {
+				f.ShareLow, f.ShareHigh = math.Min(f.ShareLow, share), math.Max(f.ShareHigh, share)
+				f.Shared++
+			}
 		}
 		for _, p := range s.Phases {
 			if !p.Moved && !p.NoInterval {
@@ -105,7 +108,10 @@ func group(splits []verdict.PhaseSplit) []verdict.Finding {
 	for _, ph := range order {
 		f := byPhase[ph]
 		if math.IsInf(f.ChangeLow, 0) {
-			f.ChangeLow, f.ChangeHigh, f.ShareLow, f.ShareHigh = 0, 0, 0, 0
+			f.ChangeLow, f.ChangeHigh = 0, 0
+		}
+		if f.Shared == 0 {
+			f.ShareLow, f.ShareHigh = 0, 0
 		}
 		for _, p := range []verdict.Phase{verdict.PhaseQueue, verdict.PhasePrefill, verdict.PhaseDecode} {
 			if p != ph && unchangedIn[ph][p] == len(f.Workloads) {

@@ -105,9 +105,17 @@ func findingSentence(f verdict.Finding, regressed int, n arms, md bool) string {
 	}
 	fmt.Fprintf(&b, "%s carries the change in %s regressed workload%s (%s)", carrier, scope, plural(regressed), names(f.Workloads, name))
 	if f.Phase == verdict.PhaseNone {
-		b.WriteString(": no phase's mean got slower beyond its interval, so the regression is in a tail percentile or a rate, not in the mean latency")
+		b.WriteString(": no phase's mean got slower beyond its interval, so the regression is in a tail percentile or a rate, not in the median request's latency")
 	} else {
-		fmt.Fprintf(&b, ": %s %s, %s of the E2EL change", words[1], spanPercent(f.ChangeLow, f.ChangeHigh), spanShare(f.ShareLow, f.ShareHigh))
+		fmt.Fprintf(&b, ": %s %s", words[1], spanPercent(f.ChangeLow, f.ChangeHigh))
+		switch {
+		case f.Shared == 0:
+			b.WriteString(", while E2EL p50 stayed within its interval")
+		case f.Shared < len(f.Workloads):
+			fmt.Fprintf(&b, ", %s of the E2EL change where E2EL moved (%d of %d)", spanShare(f.ShareLow, f.ShareHigh), f.Shared, len(f.Workloads))
+		default:
+			fmt.Fprintf(&b, ", %s of the E2EL change", spanShare(f.ShareLow, f.ShareHigh))
+		}
 	}
 	if len(f.Unchanged) > 0 {
 		var ph []string

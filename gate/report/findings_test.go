@@ -27,7 +27,7 @@ func whyExplanation() *verdict.Explanation {
 	return &verdict.Explanation{Schema: verdict.ExplanationSchema, CILevel: 0.8,
 		Findings: []verdict.Finding{
 			{Phase: verdict.PhaseDecode, Workloads: []string{"cx8-4000-1000-c16"}, Measure: "per-token decode time",
-				ChangeLow: 8.1, ChangeHigh: 8.1, ShareLow: 96, ShareHigh: 96, Unchanged: []verdict.Phase{verdict.PhaseQueue, verdict.PhasePrefill},
+				ChangeLow: 8.1, ChangeHigh: 8.1, ShareLow: 96, ShareHigh: 96, Shared: 1, Unchanged: []verdict.Phase{verdict.PhaseQueue, verdict.PhasePrefill},
 				Cells:    []string{"cx8-4000-1000-c16/tpot_ms.p50", "cx8-4000-1000-c16/tpot_ms.p99"},
 				Counters: []verdict.CounterDelta{pre, kv}},
 			{Phase: verdict.PhaseNone, Workloads: []string{"short|<chat>"}, Cells: []string{"short|<chat>/ttft_ms.p99"}},
@@ -116,14 +116,14 @@ func TestNoExplanationNoFindings(t *testing.T) {
 
 func TestFindingWording(t *testing.T) {
 	n := arms{base: "Baseline", cand: "Candidate"}
-	f := verdict.Finding{Phase: verdict.PhaseLength, Workloads: []string{"a", "b", "c", "d", "e"}, ChangeLow: 20, ChangeHigh: 25, ShareLow: 80, ShareHigh: 99.6,
+	f := verdict.Finding{Phase: verdict.PhaseLength, Workloads: []string{"a", "b", "c", "d", "e"}, ChangeLow: 20, ChangeHigh: 25, ShareLow: 80, ShareHigh: 99.6, Shared: 5,
 		Cells: []string{"a/e2el_ms.p50", "b/e2el_ms.p50"}}
 	got := findingSentence(f, 5, n, false)
 	want := "Output length carries the change in all 5 regressed workloads (a, b, c, d, and 1 more): output tokens per request (each token as fast as before) +20.0 to +25.0 %, 80 to 100 % of the E2EL change. 2 regressed metrics follow: E2EL p50."
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	f = verdict.Finding{Phase: verdict.PhasePrefill, Workloads: []string{"p"}, ChangeLow: 30, ChangeHigh: 30, ShareLow: 90, ShareHigh: 90, Cells: []string{"p/ttft_ms.p50"}}
+	f = verdict.Finding{Phase: verdict.PhasePrefill, Workloads: []string{"p"}, ChangeLow: 30, ChangeHigh: 30, ShareLow: 90, ShareHigh: 90, Shared: 1, Cells: []string{"p/ttft_ms.p50"}}
 	if got := findingSentence(f, 1, n, false); !strings.HasPrefix(got, "Prefill carries the change in the regressed workload (p): prefill time (TTFT minus the server queue) +30.0 %, 90 % of the E2EL change. 1 regressed metric follows") {
 		t.Errorf("got %s", got)
 	}
@@ -148,5 +148,19 @@ func TestKernelProfileError(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "\nKernel profile of w: none") || strings.Contains(md.String(), "Why it regressed") || !strings.Contains(txt.String(), "Kernel profile of w: none") {
 		t.Errorf("markdown:\n%s\ntext:\n%s", md.String(), txt.String())
+	}
+}
+
+// TestFindingShareOnlyWhereE2ELMoved: a share of an E2EL change within
+// the noise is not shown; the sentence says where it is over.
+func TestFindingShareOnlyWhereE2ELMoved(t *testing.T) {
+	n := arms{base: "Baseline", cand: "Candidate"}
+	f := verdict.Finding{Phase: verdict.PhaseDecode, Workloads: []string{"a", "b"}, ChangeLow: 12, ChangeHigh: 18, ShareLow: 83, ShareHigh: 97, Shared: 1, Cells: []string{"a/tpot_ms.p50"}}
+	if got := findingSentence(f, 2, n, false); !strings.Contains(got, "time per output token +12.0 to +18.0 %, 83 to 97 % of the E2EL change where E2EL moved (1 of 2).") {
+		t.Errorf("got %s", got)
+	}
+	f.Shared = 0
+	if got := findingSentence(f, 2, n, false); !strings.Contains(got, "+12.0 to +18.0 %, while E2EL p50 stayed within its interval.") {
+		t.Errorf("got %s", got)
 	}
 }

@@ -97,9 +97,12 @@ type Finding struct {
 	ChangeLow  float64 `json:"change_low"`
 	ChangeHigh float64 `json:"change_high"`
 	// ShareLow and ShareHigh bound the part of the E2EL change this phase
-	// explains over the workloads, in percent.
+	// explains, in percent, over the Shared workloads whose E2EL moved
+	// beyond its interval (a share of a change within the noise means
+	// nothing: it can be any size, or negative).
 	ShareLow  float64 `json:"share_low"`
 	ShareHigh float64 `json:"share_high"`
+	Shared    int     `json:"shared"`
 	// Unchanged lists the phases whose interval holds zero in every
 	// workload of the finding ("prefill unchanged").
 	Unchanged []Phase `json:"unchanged,omitempty"`
