@@ -105,7 +105,7 @@ func findingSentence(f verdict.Finding, regressed int, n arms, md bool) string {
 	}
 	fmt.Fprintf(&b, "%s carries the change in %s regressed workload%s (%s)", carrier, scope, plural(regressed), names(f.Workloads, name))
 	if f.Phase == verdict.PhaseNone {
-		b.WriteString(": no phase's mean got slower beyond its interval, so the regression is in a tail percentile or a rate, not in the median request's latency")
+		b.WriteString(": no phase got slower beyond its interval, so the regression is in a tail percentile or a rate, not in the median request's latency")
 	} else {
 		fmt.Fprintf(&b, ": %s %s", words[1], spanPercent(f.ChangeLow, f.ChangeHigh))
 		switch {
