@@ -157,3 +157,20 @@ func TestGateMergeBaseIsNotAnOption(t *testing.T) {
 		t.Error("git wrote the file an option named")
 	}
 }
+
+// A push or a scheduled run on the branch itself is the trusted side: it
+// needs no merge base, and is not refused for the baselines it holds.
+func TestGateOnAPushNeedsNoMergeBase(t *testing.T) {
+	r := newPRRepos(t)
+	dir := r.clone("c")
+	r.git(dir, "remote", "remove", "origin") // nothing could be fetched
+	r.env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "schedule"})
+	if code, _, errs := r.h.gate(1.10); code != ExitPass {
+		t.Errorf("scheduled run: exit %d\n%s", code, errs)
+	}
+	r.env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request"})
+	r.clone("c2")
+	if code, _, errs := r.h.gate(1.10); code != ExitInvalid {
+		t.Errorf("pull request without GITHUB_BASE_REF: exit %d, want 2\n%s", code, errs)
+	}
+}
