@@ -104,13 +104,8 @@ func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return explicit, nil, nil // no baselines: every cell fails closed as missing
 	}
-	if explicit == "" && baseRef == "" && getenv("GITHUB_ACTIONS") == "true" {
-		// A push or a scheduled run measures the branch itself: its
-		// checked-out baselines are the trusted side, and there is no
-		// change under review to refuse.
-		if ev := getenv("GITHUB_EVENT_NAME"); ev != "" && !strings.HasPrefix(ev, "pull_request") && ev != "merge_group" {
-			return "", nil, nil
-		}
+	if explicit == "" && baseRef == "" && !trust.UnderReview(getenv) {
+		return "", nil, nil
 	}
 	g, ok := findCheckout(ctx, dir)
 	if !ok {

@@ -31,3 +31,22 @@ func TestPickSession(t *testing.T) {
 		t.Errorf("no ancestor known: %d %s", at, how)
 	}
 }
+
+func TestUnderReview(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{nil, true}, // a local run: a branch may have edited its baselines
+		{map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request"}, true},
+		{map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request_target"}, true},
+		{map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "merge_group"}, true},
+		{map[string]string{"GITHUB_ACTIONS": "true"}, true},
+		{map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"}, false},
+		{map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "schedule"}, false},
+	} {
+		if got := UnderReview(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("%v: %v, want %v", tc.env, got, tc.want)
+		}
+	}
+}
