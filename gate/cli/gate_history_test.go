@@ -101,10 +101,12 @@ func TestGateRefusesABaselineRecordedInAPullRequest(t *testing.T) {
 // The PR is judged against its merge base's history entry, not a newer
 // baseline that already contains the slowdown; the comment names it.
 func TestGateJudgesAgainstTheMergeBase(t *testing.T) {
+	// The drift guard is off on the trusted side too (promoted under
+	// the same configuration), so only the merge base decides.
 	h := newHistoryGate(t, "history:\n  reference_days: 0\n")
-	h.promote(sha('a'), 1)
-	h.promote(sha('b'), 1)
-	h.promote(sha('c'), 1.10)
+	h.promote(sha('a'), 1, "--config", h.cfg)
+	h.promote(sha('b'), 1, "--config", h.cfg)
+	h.promote(sha('c'), 1.10, "--config", h.cfg)
 	code, comment, errs := h.gate(1.10)
 	if code != ExitPass || !strings.Contains(comment, "judged against the newest baseline: commit ccccccc, promoted") {
 		t.Fatalf("against the newest: exit %d\n%s%s", code, comment, errs)
