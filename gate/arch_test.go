@@ -66,6 +66,8 @@ func TestImportDirection(t *testing.T) {
 		{"internal/ggufgen", []string{strings.TrimSuffix(mod, "/"), "net/http", "os/exec"}, "the model writer is a file format and nothing else: tests of any package may use it"},
 		{"gate/engine", []string{strings.TrimSuffix(mod, "/"), "os", "os/exec"}, "engine profiles are facts plus probes sent through the caller's http.Client: no files, processes or environment, and nothing of the module, so the load generator, the launcher, the scraper and the CLI may all read them"},
 		{"gate/trust", []string{"os", "os/exec", "net/http", mod + "gate/config", mod + "gate/loadgen", mod + "gate/report", mod + "gate/github"}, "the trusted side is decided on what it is given: the command reads the store and asks git, so gate and compare get the same answer"},
+		{"gate/benchcli", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/workload", mod + "gate/config"}, "command-line translation is text in, text out: the command reads files and checks the result"},
+		{"gate/importers", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/config", mod + "gate/report"}, "importers map bytes they are given onto results: reading files and directories is the command's"},
 		{"gate/ab", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/report"}, "the paired A/B verdict is pure statistics: launching and running the arms is gate/cli's"},
 	}
 	for pkg, deps := range graph {

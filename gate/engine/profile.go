@@ -127,6 +127,12 @@ type Profile struct {
 	// name for the same quantity. vLLM's own map is empty: its names are
 	// the canonical ones.
 	Metrics map[string]string
+	// ClosesAfterStream says the engine closes a connection once a
+	// streamed response has ended although its Keep-Alive header offers
+	// to keep it: a client that reuses connections then picks closed ones.
+	// perfgate opens a fresh connection per request for such an engine
+	// (docs/run.md#connections).
+	ClosesAfterStream bool
 	// Launch is the shape of the engine's launch command.
 	Launch Launch
 }
@@ -190,6 +196,7 @@ var profiles = map[Name]Profile{
 		ChatMaxTokens: []string{"max_tokens", "max_completion_tokens"},
 		IgnoreEOS:     true, CompletionsUsage: UsageFinal, ChatUsage: UsageFinal,
 		TokenPrompts: true, Tokenize: "/tokenize", TokenizeContent: true,
+		ClosesAfterStream: true,
 		Metrics: map[string]string{
 			"vllm:num_requests_running":    "llamacpp:requests_processing",
 			"vllm:num_requests_waiting":    "llamacpp:requests_deferred",
