@@ -149,10 +149,11 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 // nothing could be written.
 func baselinePromote(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run, prov result.Provenance) ([]string, []baseline.Skip, error) {
 	runs, skipped := baseline.Partition(runs, o.req)
-	noisy, err := baselineScreen(s, store, o, runs)
+	noisy, settings, err := baselineScreen(s, store, o, runs)
 	if err != nil {
 		return nil, nil, err
 	}
+	prov.Settings = settings
 	runs, skipped = withoutSkipped(runs, noisy), append(skipped, noisy...)
 	if len(runs) == 0 {
 		return nil, nil, exitf(ExitInvalid, "baseline update: nothing written: %w", skipError(skipped))

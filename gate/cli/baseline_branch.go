@@ -120,3 +120,11 @@ func refuseBranchStore(cmd, setting string) error {
 	}
 	return nil
 }
+
+// branchOf is the branch a baselines setting names, "" for a directory.
+func branchOf(setting string) string {
+	if spec, ok, err := gitstore.Parse(setting); ok && err == nil {
+		return spec.Branch
+	}
+	return ""
+}

@@ -97,6 +97,9 @@ func TestBaselinesBranchPromoteThenCompare(t *testing.T) {
 	if code != ExitRegression || !strings.Contains(errs, "baselines from branch perfgate-baselines") {
 		t.Errorf("compare against the branch: exit %d, want %d\n%s%s", code, ExitRegression, out, errs)
 	}
+	// As in a pull request's workflow: the merge base is main's.
+	gitT(t, clones[1], "fetch", "--quiet", "--unshallow", "origin", "main")
+	t.Setenv("GITHUB_BASE_REF", "main")
 	code, out, errs = runCLI("gate", "--config", "perfgate.yaml", "--from", cand, "--output", filepath.Join(t.TempDir(), "out"))
 	if code != ExitRegression || !strings.Contains(errs, "baselines from branch perfgate-baselines") {
 		t.Errorf("gate --from against the branch: exit %d, want %d\n%s%s", code, ExitRegression, out, errs)

@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/trust"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
@@ -18,20 +19,22 @@ import (
 // than the profile's calibration or the cell's history (or, with
 // --accept-noisy, records the warning with them), and
 // warns about cells with fewer trials than a baseline should have.
+// It returns the settings to store with the baselines (trust.SettingsOf).
 // An error is a problem of the configuration or the store, which stops
 // the whole update.
-func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) ([]baseline.Skip, error) {
+func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) ([]baseline.Skip, *result.Settings, error) {
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
 	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	policy, err := gatePolicy(l)
 	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
+	settings := trust.SettingsOf(policy, history.Reference{Days: l.Config.History.ReferenceDays, Runs: l.Config.History.ReferenceRuns})
 	cells, _, err := loadHistory(store, o.profile)
 	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	byName := map[string]*history.Cell{}
 	for _, c := range cells {
@@ -43,14 +46,14 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 	}
 	calib, _, _, err := store.CalibrationPriors(o.profile, current)
 	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
+		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	var refused []baseline.Skip
 	for i := range runs {
 		r := runs[i].Result
 		rules, err := policy.Resolve(r.Workload.Spec)
 		if err != nil {
-			return nil, exitf(ExitInvalid, "%s: %w", runs[i].Source, err)
+			return nil, nil, exitf(ExitInvalid, "%s: %w", runs[i].Source, err)
 		}
 		runs[i].Rules = storedRules(rules)
 		var gated []string
@@ -78,7 +81,7 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 				runs[i].Source, r.Workload.Cell, v, history.MinBaselineTrials)
 		}
 	}
-	return refused, nil
+	return refused, settings, nil
 }
 
 // storedRules converts the verdict's rules to the form stored with a

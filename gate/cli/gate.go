@@ -61,6 +61,9 @@ type gateOptions struct {
 	// mergeBase and allowBaselineChange: see gate_history.go.
 	mergeBase           string
 	allowBaselineChange bool
+	// baselinesBranch is the branch the store was read from
+	// (baselines: git:BRANCH), "" for a store in the checkout.
+	baselinesBranch string
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -145,6 +148,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		return err
 	}
 	defer closeBaselines()
+	o.baselinesBranch = branchOf(cfg.Baselines)
 	cfg.Baselines = root
 	if o.progress <= 0 {
 		return exitf(ExitInvalid, "gate: --progress-interval %v: must be positive", o.progress)
