@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/health"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/trust"
@@ -71,9 +72,18 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 			runs[i].Warnings = append(runs[i].Warnings, n.String()+"; kept with --accept-noisy")
 			fmt.Fprintf(s.Err, "perfgate: warning: %s: %s; kept with --accept-noisy\n", runs[i].Source, n)
 		}
+		if n, why := baseline.Busy(r, health.Limits{}); n > 0 && float64(n+len(r.Trials)-len(r.ValidTrials())) > o.req.MaxInvalidShare*float64(len(r.Trials)) {
+			msg := fmt.Sprintf("workload %q: %d of %d trials ran on a busy runner (%s), more than %.0f%% with the invalid ones", r.Workload.Cell, n, len(r.Trials), why, 100*o.req.MaxInvalidShare)
+			if !o.acceptNoisy {
+				noisy = append(noisy, errors.New(msg))
+			} else {
+				runs[i].Warnings = append(runs[i].Warnings, msg+"; kept with --accept-noisy")
+				fmt.Fprintf(s.Err, "perfgate: warning: %s: %s; kept with --accept-noisy\n", runs[i].Source, msg)
+			}
+		}
 		if len(noisy) > 0 {
 			refused = append(refused, baseline.Skip{Source: runs[i].Source, Cell: r.Workload.Cell,
-				Reason: fmt.Errorf("%w; rerun it on a quiet machine, or pass --accept-noisy to keep it with a recorded warning", errors.Join(noisy...))})
+				Reason: fmt.Errorf("%w; rerun it on a quiet runner, or pass --accept-noisy to keep it with a recorded warning", errors.Join(noisy...))})
 			continue
 		}
 		if v := len(r.ValidTrials()); v < history.MinBaselineTrials {
