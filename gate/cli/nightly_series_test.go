@@ -42,8 +42,8 @@ func nightResult(rng *rand.Rand, night int, level, spread float64) *result.Resul
 // from main's clone, whatever the verdict) against a local bare origin:
 // the ordinary nights (including the nights after a 10 % slowdown on main,
 // which the gate calls a regression) all land in the history on the
-// branch; the busy-host night and the incomplete night are skipped with
-// their reason and exit 2; main never moves; a pull request's checkout
+// branch; the noisy night, the incomplete night and the night on a loaded
+// host are skipped with their reason and exit 2; main never moves; a pull request's checkout
 // reads the branch and what it writes stays in its own tree.
 func TestNightlySeriesGrowsTheBranch(t *testing.T) {
 	bare, clones := gitOrigin(t, 2)
@@ -65,6 +65,11 @@ func TestNightlySeriesGrowsTheBranch(t *testing.T) {
 		case 7:
 			r.Complete, r.IncompleteReason = false, "server died"
 			want, reason = ExitInvalid, "the run is incomplete (server died)"
+		case 11:
+			for i := 0; i < 3; i++ { // a neighbour loaded the host
+				r.Trials[i].Health = &result.Health{CPUs: 16, Summary: result.HealthSummary{MaxLoad1: 40}}
+			}
+			want, reason = ExitInvalid, "ran on a busy runner"
 		}
 		results := filepath.Join(t.TempDir(), "results")
 		writeResult(t, filepath.Join(results, "a.json"), r)
@@ -80,23 +85,23 @@ func TestNightlySeriesGrowsTheBranch(t *testing.T) {
 			t.Fatalf("night %d: %d history lines on the branch, want %d", night, n, recorded)
 		}
 	}
-	if recorded != 12 {
-		t.Errorf("%d of 14 nights recorded, want 12 (all but the busy and the incomplete night)", recorded)
+	if recorded != 11 {
+		t.Errorf("%d of 14 nights recorded, want 11 (all but the noisy, the incomplete and the busy night)", recorded)
 	}
 	if tip := gitT(t, bare, "rev-parse", "main"); tip != mainTip {
 		t.Errorf("main moved: %s -> %s", mainTip, tip)
 	}
-	if n := strings.Count(gitT(t, bare, "log", "--format=%H", "perfgate-baselines"), "\n") + 1; n != 12 {
-		t.Errorf("%d commits on the branch, want one per recorded night (12)", n)
+	if n := strings.Count(gitT(t, bare, "log", "--format=%H", "perfgate-baselines"), "\n") + 1; n != 11 {
+		t.Errorf("%d commits on the branch, want one per recorded night (11)", n)
 	}
 
 	// A pull request's checkout: it reads the branch (history shows the
-	// 12 nights and the step), and a promotion it runs without --branch
+	// 11 nights), and a promotion it runs without --branch
 	// writes its own tree, never the branch.
 	t.Chdir(clones[1])
 	branchTip := gitT(t, bare, "rev-parse", "perfgate-baselines")
 	code, out, errs := runCLI("history", "--config", "perfgate.yaml", "--format", "json")
-	if code != ExitPass || strings.Count(out, `"commit"`) < 12 {
+	if code != ExitPass || strings.Count(out, `"commit"`) < 11 {
 		t.Errorf("history from the PR checkout: exit %d\n%s%s", code, out, errs)
 	}
 	results := filepath.Join(t.TempDir(), "results")
