@@ -80,7 +80,12 @@ func baselineUpdateBranch(s *Streams, spec gitstore.Spec, o baselineUpdateOption
 // the checkout has it) and <dir> of the branch's tip is exported, without
 // a checkout, into a temporary directory that done removes. A pull
 // request cannot change what it reads: only the branch's pushers can.
-func openBaselines(ctx context.Context, s *Streams, setting string) (root string, done func(), err error) {
+//
+// A branch that does not exist yet is an error, except with
+// emptyIfMissing (the gate): the first night must still run and write the
+// results that create the branch, every cell failing closed as missing
+// its baseline.
+func openBaselines(ctx context.Context, s *Streams, setting string, emptyIfMissing bool) (root string, done func(), err error) {
 	spec, ok, err := gitstore.Parse(setting)
 	if err != nil {
 		return "", nil, exitf(ExitInvalid, "baselines %w", err)
@@ -92,6 +97,14 @@ func openBaselines(ctx context.Context, s *Streams, setting string) (root string
 	tip, err := repo.Tip(ctx, spec.Branch)
 	if err != nil {
 		return "", nil, exitf(ExitInvalid, "baselines %s: %w", setting, err)
+	}
+	if tip == "" && emptyIfMissing {
+		fmt.Fprintf(s.Err, "perfgate: warning: baselines %s: the branch %s exists neither on origin nor locally yet: no workload has a baseline; the nightly workflow creates it with `perfgate baseline update --branch %s`\n", setting, spec.Branch, spec.Branch)
+		tmp, err := os.MkdirTemp("", "perfgate-baselines-")
+		if err != nil {
+			return "", nil, err
+		}
+		return filepath.Join(tmp, filepath.FromSlash(spec.Dir)), func() { os.RemoveAll(tmp) }, nil
 	}
 	if tip == "" {
 		return "", nil, exitf(ExitInvalid, "baselines %s: the branch %s exists neither on origin nor locally: the nightly workflow creates it with `perfgate baseline update --branch %s` (docs/baselines.md)", setting, spec.Branch, spec.Branch)

@@ -122,4 +122,14 @@ func TestBaselinesBranchMissing(t *testing.T) {
 	if code != ExitInvalid || !strings.Contains(errs, "exists neither on origin nor locally") || !strings.Contains(errs, "--branch perfgate-baselines") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
+	// The first night's gate still judges (every cell missing its
+	// baseline, failing closed) and writes the results that create it.
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, errs = runCLI("gate", "--config", "perfgate.yaml", "--from", cand, "--output", out)
+	if code != ExitInvalid || !strings.Contains(errs, "exists neither on origin nor locally yet") || !strings.Contains(errs, "could not be compared") {
+		t.Errorf("gate before the branch exists: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results")); err != nil {
+		t.Errorf("the first night's gate wrote no results: %v", err)
+	}
 }

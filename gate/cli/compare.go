@@ -98,7 +98,7 @@ func runCompare(s *Streams, o compareOptions) error {
 	default:
 		return exitf(ExitInvalid, "--format %q: want text, markdown or json", o.format)
 	}
-	baseDir, closeBaselines, err := openBaselines(context.Background(), s, o.baseline)
+	baseDir, closeBaselines, err := openBaselines(context.Background(), s, o.baseline, false)
 	if err != nil {
 		return err
 	}

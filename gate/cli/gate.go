@@ -143,7 +143,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	if err := checkLimits("gate", o.limits); err != nil {
 		return err
 	}
-	root, closeBaselines, err := openBaselines(ctx, s, cfg.Baselines)
+	root, closeBaselines, err := openBaselines(ctx, s, cfg.Baselines, true)
 	if err != nil {
 		return err
 	}

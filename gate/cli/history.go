@@ -89,7 +89,7 @@ func runHistory(s *Streams, l *config.Loaded, o historyOptions) error {
 		}
 	}
 	cfg := l.Config
-	root, closeBaselines, err := openBaselines(context.Background(), s, cfg.Baselines)
+	root, closeBaselines, err := openBaselines(context.Background(), s, cfg.Baselines, false)
 	if err != nil {
 		return err
 	}
