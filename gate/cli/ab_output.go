@@ -32,7 +32,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 		Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
 		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{},
 		FullReport:    paths.report,
-		ServerFailure: serveReported(x.failure),
+		ServerFailure: reportedFailure(x.failure),
 		AB:            abReported(x, p),
 		Footer: fmt.Sprintf("perfgate %s · ab: %d blocks (%s), %d trial(s) per block, %d look(s)",
 			Version, len(x.design.Blocks), x.design.Order, p.blockTrials, out.Looks),

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/sim"
 )
 
@@ -31,8 +32,8 @@ func TestMain(m *testing.M) {
 	// The runner's real GPU must not decide these tests' validity (a GPU
 	// CI machine with another job on it); the health tests turn it on
 	// with a fake nvidia-smi (health_e2e_test.go).
-	if _, ok := os.LookupEnv(healthEnv); !ok {
-		os.Setenv(healthEnv, "off")
+	if _, ok := os.LookupEnv(session.HealthEnv); !ok {
+		os.Setenv(session.HealthEnv, "off")
 	}
 	os.Exit(m.Run())
 }
