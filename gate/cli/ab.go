@@ -213,12 +213,8 @@ func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
 	if p.policy, err = gatePolicy(l); err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
-	paths, err := gateGlob(p.cfg.Workloads)
-	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
 	wl := workload.Loader{Warn: func(e *workload.Error) { fmt.Fprintln(s.Err, e) }}
-	if p.ms, err = wl.LoadPaths(paths); err != nil {
+	if p.ms, err = wl.LoadPaths(p.cfg.Workloads); err != nil {
 		n := validatePrint(s, err)
 		return nil, exitf(ExitInvalid, "invalid workloads: %d problem(s)", n)
 	}

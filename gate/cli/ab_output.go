@@ -49,7 +49,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 		d.RunError = out.RunErr.Error()
 	}
 	var err error
-	if d.Artifact, err = gateArtifact(artifact); err != nil {
+	if d.Artifact, err = gateArtifact(artifact, s.getenv); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths.data = d

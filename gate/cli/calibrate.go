@@ -193,11 +193,7 @@ func calibrateWorkloads(cfg config.Config) (ms []*workload.Manifest, notes []str
 	if len(cfg.Workloads) == 0 {
 		return nil, nil, exitf(ExitInvalid, "calibrate: no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
 	}
-	paths, err := gateGlob(cfg.Workloads)
-	if err != nil {
-		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
-	all, err := workload.LoadPaths(paths)
+	all, err := workload.LoadPaths(cfg.Workloads)
 	if err != nil {
 		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}

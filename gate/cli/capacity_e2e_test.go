@@ -163,9 +163,6 @@ func TestCapacityGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end gate test against the simulator")
 	}
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
 	dir := t.TempDir()
 	store := filepath.Join(dir, "baselines")
 	gate := func(url, out string) (ExitCode, string, string) {
@@ -213,9 +210,6 @@ func TestTwoStepGateAtBaselineRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end gate test against the simulator")
 	}
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
 	const wl, cfgFile = "testdata/two-step-gate-e2e.yaml", "testdata/gate/perfgate.yaml"
 	dir := t.TempDir()
 	store := filepath.Join(dir, "baselines")

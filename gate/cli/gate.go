@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,6 +57,8 @@ type gateOptions struct {
 	// mergeBase and allowBaselineChange: see gate_history.go.
 	mergeBase           string
 	allowBaselineChange bool
+	// getenv reads the command's environment (Streams.getenv).
+	getenv func(string) string
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -90,6 +91,7 @@ shards with perfgate merge). --from DIR skips running and judges results
 already on disk (a merged shard directory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.getenv = s.getenv
 			return gateMain(cmd.Context(), s, cmd, o)
 		},
 	}
@@ -160,11 +162,8 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 
 	var manifests []*workload.Manifest
 	if len(cfg.Workloads) > 0 {
-		paths, err := gateGlob(cfg.Workloads)
-		if err != nil {
-			return &ExitError{Code: ExitInvalid, Err: err}
-		}
-		if manifests, err = workload.LoadPaths(paths); err != nil {
+		var err error
+		if manifests, err = workload.LoadPaths(cfg.Workloads); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
 		session.DefaultGPUs(manifests, session.GPUs(cfg.Server.GPUs, cfg.Server.Command))
@@ -214,7 +213,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	}
 	paths := gateReportPaths(cfg, baseDir, out)
 	paths.data.ServerFailure = reportedFailure(failed)
-	if paths.data.Artifact, err = gateArtifact(o.artifact); err != nil {
+	if paths.data.Artifact, err = gateArtifact(o.artifact, s.getenv); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	atRate, _ := pipeline.WithBaselineRate(baselines, out.Results)
@@ -350,26 +349,4 @@ func gateBaselines(dir string) ([]*result.Result, error) {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	return rs, nil
-}
-
-// gateGlob expands the glob patterns among the workload paths (the
-// configuration allows "workloads/smoke/*.yaml"); a pattern matching
-// nothing is an error naming it, not a silently smaller gate.
-func gateGlob(patterns []string) ([]string, error) {
-	var out []string
-	for _, p := range patterns {
-		if !strings.ContainsAny(p, "*?[") {
-			out = append(out, p)
-			continue
-		}
-		matches, err := filepath.Glob(p)
-		if err != nil {
-			return nil, fmt.Errorf("workloads: pattern %q: %w", p, err)
-		}
-		if len(matches) == 0 {
-			return nil, fmt.Errorf("workloads: pattern %q matches no file", p)
-		}
-		out = append(out, matches...)
-	}
-	return out, nil
 }

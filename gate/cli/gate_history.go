@@ -284,10 +284,10 @@ func gateMergeBase(ctx context.Context, o gateOptions, warnings *[]string) strin
 	if o.mergeBase != "" {
 		return o.mergeBase
 	}
-	if v := gateGetenv("PERFGATE_MERGE_BASE"); v != "" {
+	if v := o.getenv("PERFGATE_MERGE_BASE"); v != "" {
 		return v
 	}
-	base := gateGetenv("GITHUB_BASE_REF")
+	base := o.getenv("GITHUB_BASE_REF")
 	if base == "" {
 		return ""
 	}

@@ -22,9 +22,6 @@ type historyGate struct {
 
 func newHistoryGate(t *testing.T, yaml string) *historyGate {
 	t.Helper()
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
 	h := &historyGate{t: t, dir: t.TempDir()}
 	h.store = filepath.Join(h.dir, "baselines")
 	h.cfg = filepath.Join(h.dir, "perfgate.yaml")

@@ -29,6 +29,15 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CLI_TEST_SERVE_SIM") == "1" {
 		os.Exit(gateServeSim())
 	}
+	// Tests run inside GitHub Actions must neither publish nor read the
+	// runner's pull request: the commands see no GITHUB_* or ACTIONS_*
+	// variable unless a test gives one (Streams.Environ). Done once here,
+	// not per test, so the tests can run in parallel.
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GITHUB_") || strings.HasPrefix(k, "ACTIONS_") {
+			os.Unsetenv(k)
+		}
+	}
 	// The runner's real GPU must not decide these tests' validity (a GPU
 	// CI machine with another job on it); the health tests turn it on
 	// with a fake nvidia-smi (health_e2e_test.go).

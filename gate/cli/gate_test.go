@@ -41,9 +41,6 @@ func newGateTest(t *testing.T) *gateTest {
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	g := &gateTest{t: t, srv: srv, url: ts.URL, dir: t.TempDir(), env: map[string]string{}}
 	g.baselines = filepath.Join(g.dir, "baselines")
-	old := gateGetenv
-	gateGetenv = func(k string) string { return g.env[k] }
-	t.Cleanup(func() { gateGetenv = old })
 
 	// First run: no baselines yet, so every workload is missing one (exit 2).
 	code, out, errOut := g.gate("base", "--baselines", filepath.Join(g.dir, "none"))
@@ -97,7 +94,11 @@ func (g *gateTest) gate(out string, extra ...string) (ExitCode, string, string) 
 	}
 	args = append(args, extra...)
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	env := os.Environ()
+	for k, v := range g.env {
+		env = append(env, k+"="+v)
+	}
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: env})
 	return code, stdout.String(), stderr.String()
 }
 

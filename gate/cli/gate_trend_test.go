@@ -18,9 +18,6 @@ import (
 // regressed cell puts that cell's trend (the promoted runs, then the
 // candidate) into the comment's list; a cell without history has none.
 func TestGateCommentShowsTrend(t *testing.T) {
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	if err := os.WriteFile(cfg, []byte("profile: p\npolicy:\n  gated: [tpot_ms.p50]\n"), 0o644); err != nil {

@@ -23,9 +23,6 @@ import (
 // policy gates ttft_ms.p50: regression) and gate gated itl_ms.p99 because
 // it had a tolerance (regression).
 func TestCompareAndGateFromAgree(t *testing.T) {
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" } // not inside GitHub Actions
-	t.Cleanup(func() { gateGetenv = old })
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	yaml := "profile: p\npolicy:\n  gated: [tpot_ms.p50]\n  tolerances: {itl_ms.p99: 0.05}\n"
