@@ -66,6 +66,8 @@ func TestImportDirection(t *testing.T) {
 		{"internal/ggufgen", []string{strings.TrimSuffix(mod, "/"), "net/http", "os/exec"}, "the model writer is a file format and nothing else: tests of any package may use it"},
 		{"gate/engine", []string{strings.TrimSuffix(mod, "/"), "os", "os/exec"}, "engine profiles are facts plus probes sent through the caller's http.Client: no files, processes or environment, and nothing of the module, so the load generator, the launcher, the scraper and the CLI may all read them"},
 		{"gate/ab", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/report"}, "the paired A/B verdict is pure statistics: launching and running the arms is gate/cli's"},
+		{"gate/cli", []string{mod + "gate/health", mod + "gate/ready", mod + "gate/server/fingerprint", mod + "gate/server/scrape", mod + "gate/command", mod + "gate/capacity", mod + "gate/sse"}, "a command wires: readiness, trial hooks, fingerprints and command trials are the session's (gate/session) and the pipeline's"},
+		{"gate/session", []string{mod + "gate/verdict", mod + "gate/report", mod + "gate/history", mod + "gate/baseline", mod + "gate/github", mod + "gate/ab"}, "a session measures one server; judging, reporting and publishing come after it"},
 	}
 	for pkg, deps := range graph {
 		rel := strings.TrimPrefix(pkg, mod)

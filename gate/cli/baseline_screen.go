@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
@@ -19,7 +18,7 @@ import (
 // records the warning with them), and
 // warns about cells with fewer trials than a baseline should have.
 func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) error {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
+	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ()})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -99,7 +98,7 @@ func runCompare(s *Streams, o compareOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
+	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ()})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
