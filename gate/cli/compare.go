@@ -135,18 +135,20 @@ func runCompare(s *Streams, o compareOptions) error {
 		ResultPaths:   candPaths,
 	}
 	compareAttachHistory(d, o.baseline, s.Err)
+	if o.out == "" {
+		if err := s.writeDocument(d, func(w io.Writer) error { return compareRender(w, o.format, d) }); err != nil {
+			return err
+		}
+		return compareExit(c)
+	}
 	var buf bytes.Buffer
 	if err := compareRender(&buf, o.format, d); err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := result.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
-			return exitf(ExitInvalid, "--out %s: %w", o.out, err)
-		}
-		fmt.Fprintf(s.Out, "%s\n(report written to %s)\n", report.Headline(d), o.out)
-	} else if _, err := s.Out.Write(buf.Bytes()); err != nil {
-		return err
+	if err := result.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
+		return exitf(ExitInvalid, "--out %s: %w", o.out, err)
 	}
+	fmt.Fprintf(s.Out, "%s\n(report written to %s)\n", report.Headline(d), o.out)
 	return compareExit(c)
 }
 

@@ -32,6 +32,12 @@ type Streams struct {
 	Environ []string
 	// secrets are the workloads' header values (protectHeaders).
 	secrets []string
+	// scrub knows every secret value of the run (the process
+	// environment's, the workloads' header values); rawOut is stdout
+	// before Main's scrubbing writer, for a document scrubbed where it is
+	// produced (writeDocument).
+	scrub  *redact.Scrubber
+	rawOut io.Writer
 }
 
 // commands holds the constructors of the subcommands. Each command's file
@@ -77,6 +83,7 @@ func Main(ctx context.Context, args []string, s Streams) ExitCode {
 		s.Environ = os.Environ()
 	}
 	known := redact.ForProcess(s.Environ, nil)
+	s.scrub, s.rawOut = known, s.Out
 	if s.Out != nil {
 		s.Out = known.Writer(s.Out)
 	}

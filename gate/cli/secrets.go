@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"io"
+
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -21,6 +24,7 @@ func protectHeaders(s *Streams, ms []*workload.Manifest) {
 		return
 	}
 	s.secrets = append(s.secrets, vals...)
+	s.scrub = s.scrub.With(vals...)
 	sc := redact.NewScrubber(vals...)
 	if s.Out != nil {
 		s.Out = sc.Writer(s.Out)
@@ -28,4 +32,25 @@ func protectHeaders(s *Streams, ms []*workload.Manifest) {
 	if s.Err != nil {
 		s.Err = sc.Writer(s.Err)
 	}
+}
+
+// writeDocument writes a document perfgate rendered to stdout, scrubbed
+// where it is produced: render receives data after every string in it was
+// scrubbed once (redact.Scrubber.Value), and its bytes go to stdout without
+// passing the stream scrubber again. Scrubbing a rendered document as text
+// costs its size (megabytes of JSON numbers, issue #19); its strings are
+// what can hold a secret.
+func (s *Streams) writeDocument(data any, render func(io.Writer) error) error {
+	out := s.rawOut
+	if out == nil || s.scrub == nil {
+		out = s.Out // not through Main: whatever Out does
+	} else {
+		s.scrub.Value(data)
+	}
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+	_, err := out.Write(buf.Bytes())
+	return err
 }
