@@ -199,9 +199,10 @@ func TestCapacityGate(t *testing.T) {
 // TestTwoStepGateAtBaselineRate: a share-of-saturation workload whose
 // baseline (`perfgate run`, promoted) recorded its rate, run as the gate
 // runs it against a candidate with half the seats: at its own 80 % and at
-// the baseline's rate. `gate --from` of those results passes the share
-// cell and fails the cell at the baseline's rate on E2EL; `compare`
-// builds the same second comparison from the files, and `baseline
+// the baseline's rate. The share cell runs below the baseline's rate,
+// `gate --from` of those results fails the cell at the baseline's rate on
+// E2EL, `compare` builds the same second comparison from the files, and
+// `baseline
 // update` does not promote the cell at the baseline's rate. The
 // candidate runs in process (pipeline.Run, what gate runs) with the
 // dispatch-lag limit raised, which gate has no flag for: on a loaded
@@ -263,8 +264,17 @@ func TestTwoStepGateAtBaselineRate(t *testing.T) {
 	if code != ExitRegression || !compareHasRow(out, "two-step-gate-e2e@baseline-rate  E2EL p50", "REGRESSION") {
 		t.Errorf("exit %d, want 1 with E2EL regressed at the baseline's rate\n%s", code, errs)
 	}
-	if compareHasRow(out, "two-step-gate-e2e  ", "REGRESSION") {
-		t.Error("the share cell regressed: at its own 80 % no request waits for a seat")
+	// The share cell runs at 80 % of the candidate's own saturation, which
+	// half the seats about halve: below the rate the baseline ran at. (Its
+	// verdict is no check: the baseline ran minutes earlier, and a loaded
+	// machine can slow one run and not the other; the queue at the
+	// baseline's rate, 1.6 times what two seats serve, it cannot hide.)
+	share, err := result.Read(filepath.Join(results, "two-step-gate-e2e.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if share.Saturation == nil || !(share.Saturation.RateRPS < 0.75*base.Saturation.RateRPS) {
+		t.Errorf("the share cell ran at %+v, the baseline at %+v: half the seats should about halve saturation", share.Saturation, base.Saturation)
 	}
 	if !strings.Contains(out, "two-step-gate-e2e@baseline-rate ran the candidate at the baseline's") {
 		t.Error("the report does not say which comparison is which")

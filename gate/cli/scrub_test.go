@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,3 +35,8 @@ func TestCompareStdoutScrubbed(t *testing.T) {
 		}
 	}
 }
+
+// withEnv is the process environment with extra NAME=value entries last
+// (they win): a command's environment given through Streams.Environ, so
+// the test need not set the process's and can run in parallel.
+func withEnv(extra ...string) []string { return append(os.Environ(), extra...) }
