@@ -194,4 +194,3 @@ func manifest(n, conc int, gap time.Duration, maxTok int) *workload.Manifest {
 	return m
 }
 
-func fmtSscan(s string, i *int) (int, error) { return fmt.Sscan(s, i) }

@@ -68,11 +68,3 @@ func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx
 	}
 	return nil
 }
-
-// Failed reports whether err says the server under test died, became
-// unhealthy or never became ready, and returns the end of its log when
-// perfgate launched it.
-func Failed(err error) (tail string, ok bool) {
-	f, ok := FailureOf(err)
-	return f.Tail, ok
-}
