@@ -95,7 +95,7 @@ func (f *fake) complete(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-f.allArrived:
 		case <-time.After(10 * time.Second):
-			http.Error(w, `{"error":{"message":"not every request arrived before the first response"}}`, 503)
+			http.Error(w, `{"error":{"message":"not every request arrived before the first response"}}`, http.StatusServiceUnavailable)
 			return
 		}
 	}
@@ -110,7 +110,7 @@ func (f *fake) complete(w http.ResponseWriter, r *http.Request) {
 		maxTok = int(v)
 	}
 	if behave == "503" {
-		http.Error(w, `{"error":{"message":"overloaded","code":503}}`, 503)
+		http.Error(w, `{"error":{"message":"overloaded","code":503}}`, http.StatusServiceUnavailable)
 		return
 	}
 	if behave == "html" { // a proxy's error page, with status 200
