@@ -183,12 +183,9 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 
 // abResolve loads and checks everything before anything starts.
 func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ(), Flags: cmd.Flags(), FlagKeys: abFlagKeys})
+	l, err := s.loadConfig(o.configFile, cmd, abFlagKeys)
 	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+		return nil, err
 	}
 	p := &abPlan{cfg: l.Config}
 	// -w (run's spelling, repeatable) and --workloads (gate's, a list)

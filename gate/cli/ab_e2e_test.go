@@ -15,17 +15,23 @@ import (
 
 // abMainArgs runs perfgate ab in-process with args.
 func abMainArgs(ctx context.Context, args ...string) (ExitCode, string, string) {
+	return abMainEnv(ctx, nil, args...)
+}
+
+// abMainEnv is abMainArgs in the environment env (nil: the process's).
+func abMainEnv(ctx context.Context, env []string, args ...string) (ExitCode, string, string) {
 	var out, errw bytes.Buffer
-	code := Main(ctx, append([]string{"ab"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errw})
+	code := Main(ctx, append([]string{"ab"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errw, Environ: env})
 	return code, out.String(), errw.String()
 }
 
 // abSim is `perfgate sim` (this test binary as perfgate, see
 // perfgateTestMain) as a server command: 5 ms decode steps as in the
 // calibrate test, so timer overshoot is small beside a step, plus extra.
+// abE2E gives it CLI_TEST_PERFGATE_MAIN=1 through the command's injected
+// environment, which the launched servers inherit.
 func abSim(t *testing.T, extra string) string {
 	exe := runServerCmd(t) // skips under -short
-	t.Setenv("CLI_TEST_PERFGATE_MAIN", "1")
 	return exe + " sim --addr 127.0.0.1:0 --step-base 500us --decode-fixed 4500us " + extra
 }
 
@@ -41,7 +47,7 @@ func abE2E(t *testing.T, dir, a, b string, more ...string) (ExitCode, string, st
 	defer cancel()
 	args := append([]string{"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", a, "--b-cmd", b,
 		"--blocks", "12", "--block-trials", "2", "--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000"}, more...)
-	return abMainArgs(ctx, args...)
+	return abMainEnv(ctx, withEnv("CLI_TEST_PERFGATE_MAIN=1"), args...)
 }
 
 // TestABFindsDecodeSlowdown is the issue's end-to-end check: B is the
@@ -54,6 +60,7 @@ func abE2E(t *testing.T, dir, a, b string, more ...string) (ExitCode, string, st
 // a change the paired verdict finds, and how often, the seeded tests of
 // gate/ab pin.
 func TestABFindsDecodeSlowdown(t *testing.T) {
+	t.Parallel()
 	sim := abSim(t, "")
 	dir := t.TempDir()
 	code, out, errs := abE2E(t, dir, sim, sim+"--decode-scale 1.5")
@@ -109,6 +116,7 @@ func TestABFindsDecodeSlowdown(t *testing.T) {
 // run on a shared machine, where a stalled block can make a false
 // regression (it was "one attempt in three must pass").
 func TestABSameArmsPass(t *testing.T) {
+	t.Parallel()
 	sim := abSim(t, "")
 	dir := t.TempDir()
 	code, out, errs := abE2E(t, dir, sim, sim)
@@ -161,6 +169,7 @@ func TestABSameArmsPass(t *testing.T) {
 // experiment (exit 3); both arms' partial results are written and marked
 // incomplete, the one cut short with the server's log.
 func TestABServerDiesInBlock(t *testing.T) {
+	t.Parallel()
 	sim := abSim(t, "")
 	dir := t.TempDir()
 	// decode-a: 1 warmup + 16 requests per trial; B exits at its 25th
@@ -190,6 +199,7 @@ func TestABServerDiesInBlock(t *testing.T) {
 // benchmark commands; the env overlay applies to the workload's command,
 // so a 30 % slower engine in B is a regression of its offline latency.
 func TestABCommandWorkload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, out, errs := abMainArgs(context.Background(), "-w", commandWorkload, "-o", dir,
 		"--a-env", "FAKE_LATENCY_SCALE=1", "--b-env", "FAKE_LATENCY_SCALE=1.3", "--blocks", "4", "--block-trials", "2")
@@ -213,6 +223,7 @@ func TestABCommandWorkload(t *testing.T) {
 // first block: exit 3, and both arms' directories still hold every cell,
 // incomplete, A's with the end of its server's log.
 func TestABServerNeverReady(t *testing.T) {
+	t.Parallel()
 	sim := abSim(t, "")
 	dir := t.TempDir()
 	code, out, errs := abE2E(t, dir, "sh -c 'echo engine failed to load; exit 3'", sim)

@@ -108,12 +108,9 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibr
 	if err := checkLimits("calibrate", o.limits); err != nil {
 		return err
 	}
-	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ(), Flags: cmd.Flags(), FlagKeys: calibrateFlagKeys})
+	l, err := s.loadConfig(o.configFile, cmd, calibrateFlagKeys)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+		return err
 	}
 	cfg := l.Config
 	if err := baseline.ValidateProfile(cfg.Profile); err != nil {

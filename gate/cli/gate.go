@@ -127,12 +127,9 @@ already on disk (a merged shard directory).`,
 // gateMain is perfgate gate: configuration, workloads, baselines, then a
 // run (or --from) and the reports and exit code.
 func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ(), Flags: cmd.Flags(), FlagKeys: gateFlagKeys})
+	l, err := s.loadConfig(o.configFile, cmd, gateFlagKeys)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+		return err
 	}
 	cfg := l.Config
 	if err := checkLimits("gate", o.limits); err != nil {

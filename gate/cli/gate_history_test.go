@@ -59,6 +59,7 @@ func sha(c byte) string { return strings.Repeat(string(c), 40) }
 // A PR that raises its tolerance to 50 % still fails on a 10 %
 // regression, and the comment says the looser rule was ignored.
 func TestGateAppliesTheBaselinesStricterRules(t *testing.T) {
+	t.Parallel()
 	// Six nights of history, so the baseline's between-session noise is
 	// known and a 10 % change is decidable.
 	h := newHistoryGate(t, "policy:\n  tolerances: {tpot_ms.p50: 0.5}\n")
@@ -83,6 +84,7 @@ func TestGateAppliesTheBaselinesStricterRules(t *testing.T) {
 }
 
 func TestGateRefusesABaselineRecordedInAPullRequest(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	b := compareTestResult("a", 10, 1)
 	b.Provenance = &result.Provenance{GitSHA: sha('a'), GitRef: "refs/pull/7/merge"}
@@ -99,6 +101,7 @@ func TestGateRefusesABaselineRecordedInAPullRequest(t *testing.T) {
 // The PR is judged against its merge base's history entry, not a newer
 // baseline that already contains the slowdown; the comment names it.
 func TestGateJudgesAgainstTheMergeBase(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "history:\n  reference_days: 0\n")
 	h.promote(sha('a'), 1)
 	h.promote(sha('b'), 1)
@@ -121,6 +124,7 @@ func TestGateJudgesAgainstTheMergeBase(t *testing.T) {
 // the newest baseline and fails against the history's oldest runs,
 // naming them.
 func TestGateDriftGuard(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	for i, f := range []float64{1, 1, 1, 1.02, 1.04, 1.06, 1.08} {
 		h.promote(sha(byte('a'+i)), f)
@@ -142,6 +146,7 @@ func TestGateDriftGuard(t *testing.T) {
 
 // A baseline kept with --accept-noisy says so in every comment against it.
 func TestGateSaysTheBaselineIsNoisy(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	from := writeResult(t, filepath.Join(h.dir, "spiky", "a.json"), spread40("a", 10))
 	if code, _, errs := runCLI("baseline", "update", "--from", from, "--profile", "p", "--baselines", h.store, "--accept-noisy"); code != ExitPass {
@@ -156,6 +161,7 @@ func TestGateSaysTheBaselineIsNoisy(t *testing.T) {
 // Inside a git checkout, a change under baselines/<profile>/ since the
 // merge base is a re-recorded baseline.
 func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -187,6 +193,7 @@ func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
 }
 
 func TestGatePickSession(t *testing.T) {
+	t.Parallel()
 	c := &history.Cell{Sessions: []history.Session{{Commit: sha('a')}, {Commit: sha('b')}, {Commit: sha('c')}}}
 	ancestors := map[string]bool{sha('a'): true, sha('b'): true}
 	isAnc := func(s string) bool { return ancestors[s] }
@@ -212,6 +219,7 @@ func TestGatePickSession(t *testing.T) {
 // A change of level promoted with --accept-change is not drift: the gate
 // after it passes, and the history line says why.
 func TestGateDriftGuardRespectsAnAcceptedChange(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	for i := 0; i < 4; i++ {
 		h.promote(sha(byte('a'+i)), 1)

@@ -130,6 +130,7 @@ func (g *gateTest) slowDecode(scale float64) {
 //   - the same candidate split in two shards and merged gets the same
 //     verdict as the unsharded run.
 func TestGateEndToEnd(t *testing.T) {
+	t.Parallel()
 	g := newGateTest(t)
 	fake := &fakegithub.Server{Token: "ghs_test", Owner: "o", Repo: "r"}
 	api := httptest.NewServer(fake)
@@ -242,6 +243,7 @@ func TestGateEndToEnd(t *testing.T) {
 }
 
 func TestGateBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -265,6 +267,7 @@ func TestGateBadInput(t *testing.T) {
 // TestGateServerDiesBeforeReady: a server command that exits at once is a
 // run failure (exit 3) that shows the end of the server's log.
 func TestGateServerDiesBeforeReady(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "-o", t.TempDir(),
 		"--server-cmd", "sh -c 'echo CUDA out of memory >&2; exit 1'", "--url", "http://127.0.0.1:1"}

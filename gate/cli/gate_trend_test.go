@@ -18,6 +18,7 @@ import (
 // regressed cell puts that cell's trend (the promoted runs, then the
 // candidate) into the comment's list; a cell without history has none.
 func TestGateCommentShowsTrend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	if err := os.WriteFile(cfg, []byte("profile: p\npolicy:\n  gated: [tpot_ms.p50]\n"), 0o644); err != nil {
@@ -75,6 +76,7 @@ func TestGateCommentShowsTrend(t *testing.T) {
 }
 
 func TestHistoryRunsCentre(t *testing.T) {
+	t.Parallel()
 	runs := historyRuns(history.FromLines("a", []baseline.HistoryLine{
 		{GitSHA: "old", WorkloadHash: "h0", Trials: []map[string]float64{{"tpot_ms.p50": 99}}},
 		{GitSHA: "x", WorkloadHash: "h1", Trials: []map[string]float64{
