@@ -57,6 +57,10 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 		return nil, err
 	}
 	out := &pipeline.Outcome{Comparison: cmp, Looks: look.Index, RunErr: runErr}
+	// The experiment is over: only now may a file say complete.
+	if err := x.write(true); err != nil {
+		return nil, err
+	}
 	out.Results = abNonNil(x.results[1])
 	for _, rs := range x.results {
 		for _, r := range abNonNil(rs) {
@@ -120,7 +124,7 @@ func abStopped(x *abExperiment, err error) {
 			}
 		}
 	}
-	if werr := x.write(); werr != nil {
+	if werr := x.write(false); werr != nil {
 		fmt.Fprintf(x.s.Err, "perfgate: %v\n", werr)
 	}
 }
@@ -145,7 +149,7 @@ func abCompare(x *abExperiment, p *abPlan, look verdict.Look, runErr error) (*ve
 	if err != nil {
 		return nil, exitf(ExitInvalid, "ab: %w", err)
 	}
-	if werr := x.write(); werr != nil {
+	if werr := x.write(false); werr != nil {
 		return nil, werr
 	}
 	return cmp, nil

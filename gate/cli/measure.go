@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"os"
 
 	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/report"
@@ -15,6 +16,7 @@ import (
 // results record.
 func (s *Streams) measure(o session.Options) session.Options {
 	o.LookupEnv, o.Environ, o.Secrets, o.Err = s.lookupEnv, s.environ(), s.secrets, s.Err
+	o.Argv = os.Args // its secret-looking values are scrubbed too
 	o.Load.Progress, o.Load.ToolVersion = s.Err, Version
 	return o
 }

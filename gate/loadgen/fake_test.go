@@ -193,4 +193,3 @@ func manifest(n, conc int, gap time.Duration, maxTok int) *workload.Manifest {
 	}
 	return m
 }
-

@@ -19,7 +19,11 @@ type Fingerprints struct {
 	Env     map[string]string
 	Environ []string // the process environment, for the env.* keys
 	Scrub   *redact.Scrubber
-	byKey   map[string]map[string]string
+	// Ctx, when set, bounds the tools the fingerprint runs (nvidia-smi):
+	// the command's context, so an interrupted run writes its results
+	// without waiting for a hanging tool.
+	Ctx   context.Context
+	byKey map[string]map[string]string
 }
 
 // Get returns the fingerprint of a result against srv.
@@ -28,7 +32,11 @@ func (g *Fingerprints) Get(srv result.Server) map[string]string {
 	fp, ok := g.byKey[key]
 	if !ok {
 		environ := g.Environ
-		fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
+		ctx := g.Ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		fp, _ = fingerprint.Collect(ctx, fingerprint.Options{
 			Environ: func() []string { return environ }, ServerEnv: g.Env, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.Argv, Engine: srv.Engine,
 		})
 		if g.byKey == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/health"
 	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
@@ -31,9 +32,9 @@ const HealthEnv = "PERFGATE_RUNNER_HEALTH"
 // server TTFT warning into Trial.Warnings; a server without /metrics costs
 // each trial one warning, never the run (see scrape.Hook). The runner's
 // health (GPU and host) goes into each Trial.Health.
-func hooks(url string, getenv func(string) string) []loadgen.TrialHook {
+func hooks(url string, getenv func(string) string, scrub *redact.Scrubber) []loadgen.TrialHook {
 	hs := []loadgen.TrialHook{&scrape.Hook{URL: url}}
-	if h := healthHook(url, getenv(HealthEnv)); h != nil {
+	if h := healthHook(url, getenv(HealthEnv), scrub); h != nil {
 		hs = append(hs, h)
 	}
 	return hs
@@ -45,12 +46,14 @@ func hooks(url string, getenv func(string) string) []loadgen.TrialHook {
 // dmesg run through the fingerprint's bounded exec; /proc is read
 // directly; the launched server's process group comes with the context
 // server.Supervise hands the session.
-func healthHook(url, mode string) loadgen.TrialHook {
+func healthHook(url, mode string, scrub *redact.Scrubber) loadgen.TrialHook {
 	mode = strings.ToLower(strings.TrimSpace(mode))
 	if mode == "off" {
 		return nil
 	}
-	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group}
+	// What nvidia-smi and dmesg say can quote a command line: hide the
+	// secrets of the process's environment and arguments and the API key.
+	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Scrub: scrub}
 	if host, local := Local(url); !local {
 		k.SkipGPU = fmt.Sprintf("the server (%s) is not on this machine: its GPUs are not sampled, host health of the client only", host)
 	}

@@ -77,6 +77,9 @@ type Options struct {
 	// server inherits, the secrets the scrubbers know, the fingerprint's
 	// env.* keys.
 	Environ []string
+	// Argv is the process's command line, whose secret-looking values
+	// the scrubbers know too (what a GPU tool prints can quote it).
+	Argv []string
 	// Secrets are the workloads' header values, hidden from the server's
 	// log tail, error bodies and the fingerprint.
 	Secrets []string
@@ -117,7 +120,7 @@ func Run(ctx context.Context, o Options, fn func(ctx context.Context, s *Session
 	}
 	apiKey := config.APIKey(o.getenv)
 	if len(o.Command) == 0 {
-		s, err := open(o, o.URL, apiKey, readyDeadline(o.ReadyTimeout, loadgen.DefaultReadyTimeout))
+		s, err := open(ctx, o, o.URL, apiKey, readyDeadline(o.ReadyTimeout, loadgen.DefaultReadyTimeout))
 		if err != nil {
 			return err
 		}
@@ -137,7 +140,7 @@ func Run(ctx context.Context, o Options, fn func(ctx context.Context, s *Session
 	var s *Session
 	err = server.Supervise(ctx, sc, nil, func(ctx context.Context, info server.Info) error {
 		var err error
-		if s, err = open(o, info.URL, apiKey, deadline); err != nil {
+		if s, err = open(ctx, o, info.URL, apiKey, deadline); err != nil {
 			return err
 		}
 		defer s.close()
@@ -170,12 +173,14 @@ func (o Options) getenv(name string) string {
 	return v
 }
 
-// open builds the session against url ("" for none).
-func open(o Options, url, apiKey string, deadline time.Time) (*Session, error) {
+// open builds the session against url ("" for none). The fingerprint's
+// tools are bounded by ctx, so an interrupted run writes its results
+// without waiting for a hanging nvidia-smi.
+func open(ctx context.Context, o Options, url, apiKey string, deadline time.Time) (*Session, error) {
 	env, _ := server.ParseEnv(o.Env) // launching checked it; attaching has none
 	s := &Session{
 		URL: url, err: o.Err,
-		Fingerprints: &Fingerprints{Argv: o.Command, Env: env, Environ: o.Environ, Scrub: headerScrubber(o.Secrets)},
+		Fingerprints: &Fingerprints{Argv: o.Command, Env: env, Environ: o.Environ, Scrub: headerScrubber(o.Secrets), Ctx: ctx},
 	}
 	if o.CommandDir != "" {
 		s.command = &command.Trials{Dir: o.CommandDir, BaseEnv: o.Environ, ToolVersion: o.Load.ToolVersion}
@@ -185,9 +190,9 @@ func open(o Options, url, apiKey string, deadline time.Time) (*Session, error) {
 	}
 	cfg := o.Load
 	cfg.URL, cfg.Engine, cfg.APIKey, cfg.LookupEnv = url, o.Engine, apiKey, o.LookupEnv
-	cfg.Scrubber = redact.ForProcess(o.Environ, nil).With(o.Secrets...)
+	cfg.Scrubber = redact.ForProcess(o.Environ, o.Argv).With(o.Secrets...)
 	cfg.ReadyTimeout, cfg.ReadyDeadline = o.ReadyTimeout, deadline
-	cfg.Hooks = append(hooks(url, o.getenv), o.Hooks...)
+	cfg.Hooks = append(hooks(url, o.getenv, cfg.Scrubber.With(apiKey)), o.Hooks...)
 	if o.Detailed {
 		cfg.Detailed = &s.detail
 	}
