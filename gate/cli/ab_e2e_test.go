@@ -185,8 +185,12 @@ func TestABServerDiesInBlock(t *testing.T) {
 		}
 		// A finished its block: the experiment's stop is its reason; B's
 		// is its server's death.
-		want := map[string]string{"a": "the A/B experiment stopped in block 2 of 12", "b": "the server exited with status 3"}[arm]
-		if r.Complete || !strings.Contains(r.IncompleteReason, want) {
+		// (Block 2 is B's first: its server crashes there. On a loaded
+		// machine the process can still be exiting when the block's last
+		// requests have failed and the block ended; the death is then
+		// found at B's next start, block 3. Either stops the experiment.)
+		want := map[string]string{"a": "the A/B experiment stopped in block ", "b": "the server exited with status 3"}[arm]
+		if r.Complete || !strings.Contains(r.IncompleteReason, want) || (arm == "a" && !strings.Contains(r.IncompleteReason, "(arm b)")) {
 			t.Errorf("arm %s: complete=%v reason %q; want incomplete: %s", arm, r.Complete, r.IncompleteReason, want)
 		}
 	}

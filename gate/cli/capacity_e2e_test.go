@@ -69,7 +69,6 @@ func slipped(t *testing.T, attempt int, problems []string, sims ...*sim.Server) 
 // one search per trial with its probes; `perfgate compare` of a candidate
 // with half the seats fails on capacity_rps and shows the curves.
 func TestCapacityRunAndCompare(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}
@@ -118,7 +117,6 @@ func TestCapacityRunAndCompare(t *testing.T) {
 // records the saturation it measured and the rate it then ran at, and its
 // trials offer that rate.
 func TestTwoStepRun(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}
@@ -162,7 +160,6 @@ func TestTwoStepRun(t *testing.T) {
 // server (no baseline yet: exit 2), its results become the baseline, and
 // a server with half the seats fails the gate on capacity_rps.
 func TestCapacityGate(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end gate test against the simulator")
 	}
@@ -211,7 +208,6 @@ func TestCapacityGate(t *testing.T) {
 // dispatch-lag limit raised, which gate has no flag for: on a loaded
 // machine the client wakes late now and then.
 func TestTwoStepGateAtBaselineRate(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end gate test against the simulator")
 	}
