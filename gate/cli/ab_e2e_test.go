@@ -107,10 +107,9 @@ func TestABFindsDecodeSlowdown(t *testing.T) {
 	}
 }
 
-// TestABSameArmsPass: A against A runs to a verdict, no gated metric of
-// B moves by more than a third (a real regression of this size the
-// slowdown test finds), the A arm's results are a baseline perfgate
-// baseline update accepts, and compare and export vllm-bench read the
+// TestABSameArmsPass: A against A runs to a verdict with every cell
+// compared, the A arm's results are a baseline perfgate baseline update
+// accepts, and compare and export vllm-bench read the
 // arms' files as any results. How often A against A passes is a rate:
 // the seeded tests of gate/ab pin it (TestSeededABUnderDrift), not one
 // run on a shared machine, where a stalled block can make a false
@@ -124,19 +123,10 @@ func TestABSameArmsPass(t *testing.T) {
 		t.Fatalf("exit %v, want a verdict\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	var cmp struct {
-		Cells []struct {
-			Workload, Metric string
-			Gated            bool
-			Change           float64
-		}
+		Cells []struct{ Workload, Metric string }
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "comparison.json")); err != nil || json.Unmarshal(data, &cmp) != nil || len(cmp.Cells) == 0 {
 		t.Fatalf("comparison.json: %v, %d cells", err, len(cmp.Cells))
-	}
-	for _, c := range cmp.Cells {
-		if c.Gated && (c.Change > 33 || c.Change < -33) {
-			t.Errorf("%s %s moved by %+.1f %% between identical arms", c.Workload, c.Metric, c.Change)
-		}
 	}
 	var bout, berr bytes.Buffer
 	base := filepath.Join(t.TempDir(), "baselines")
