@@ -237,7 +237,11 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 	}
 	if a.Workload.Hash != b.Workload.Hash {
 		w.Status = verdict.WorkloadChanged
-		w.Message = fmt.Sprintf("the arms ran different workloads (hash %s vs %s)", verdict.ShortHash(a.Workload.Hash), verdict.ShortHash(b.Workload.Hash))
+		why := fmt.Sprintf("hash %s vs %s", verdict.ShortHash(a.Workload.Hash), verdict.ShortHash(b.Workload.Hash))
+		if _, fields, _ := result.SameWorkload(a.Workload, b.Workload); fields != "" {
+			why = fields // the spec fields that differ, not two hashes
+		}
+		w.Message = fmt.Sprintf("the arms ran different workloads (%s)", why)
 		return w, nil
 	}
 	for _, arm := range []struct {
@@ -260,13 +264,19 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 	if !p.CheckFingerprint(&w, "the arms ran on different environments") {
 		return w, nil
 	}
+	// Both arms are screened even when the first fails, so the report
+	// lists every invalid trial of both (verdict.Compare does the same).
+	invalid := false
 	for _, arm := range []struct {
 		name, side string
 		r          *result.Result
 	}{{"A", "baseline", a}, {"B", "candidate", b}} {
 		if !p.ExcludeInvalid(&w, arm.r, arm.side, "arm "+arm.name) {
-			return w, nil
+			invalid = true
 		}
+	}
+	if invalid {
+		return w, nil
 	}
 	w.Status = verdict.Compared
 	return w, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -135,6 +136,7 @@ func runCompare(s *Streams, o compareOptions) error {
 		ResultPaths:   candPaths,
 	}
 	compareAttachHistory(d, o.baseline, s.Err)
+	explain.Attach(c, d.Baselines, d.Candidates)
 	if o.out == "" {
 		if err := s.writeDocument(d, func(w io.Writer) error { return compareRender(w, o.format, d) }); err != nil {
 			return err

@@ -18,6 +18,9 @@ import (
 type historyGate struct {
 	t               *testing.T
 	dir, store, cfg string
+	// environ, when set, is the whole environment the gate runs in
+	// (Streams.Environ); nil: the process's.
+	environ func() []string
 }
 
 func newHistoryGate(t *testing.T, yaml string) *historyGate {
@@ -49,7 +52,12 @@ func (h *historyGate) gate(factor float64, extra ...string) (ExitCode, string, s
 	cand := filepath.Join(h.dir, "cand")
 	writeResult(h.t, filepath.Join(cand, "a.json"), compareTestResult("a", 10, factor))
 	out := filepath.Join(h.dir, "out")
-	code, _, errs := runCLI(append([]string{"gate", "--config", h.cfg, "--baselines", h.store, "--from", cand, "-o", out}, extra...)...)
+	args := append([]string{"gate", "--config", h.cfg, "--baselines", h.store, "--from", cand, "-o", out}, extra...)
+	var env []string
+	if h.environ != nil {
+		env = h.environ()
+	}
+	code, _, errs := runCLIEnv(env, args...)
 	comment, _ := os.ReadFile(filepath.Join(out, "comment.md"))
 	return code, string(comment), errs
 }

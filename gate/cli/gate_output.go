@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -22,7 +23,7 @@ type gatePaths struct {
 
 // gateReportPaths lays out the output directory and the report's view of
 // it (where each raw result and baseline file is).
-func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome) gatePaths {
+func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome, getenv func(string) string) gatePaths {
 	dir := cfg.Output
 	p := gatePaths{
 		dir:        dir,
@@ -38,6 +39,11 @@ func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome) g
 		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{},
 		FullReport: p.report,
 		Footer:     fmt.Sprintf("perfgate %s · %d look(s), %d extra trial(s)", Version, out.Looks, out.ExtraTrials),
+		// The header's head commit and runner, as GitHub Actions names them;
+		// files are named relative to the output directory (the artifact).
+		Head:   report.Revision{Commit: getenv("GITHUB_SHA"), Ref: getenv("GITHUB_HEAD_REF")},
+		Runner: getenv("RUNNER_NAME"),
+		OutDir: dir,
 	}
 	for _, r := range out.Results {
 		d.Candidates[r.Workload.Cell] = r
@@ -77,6 +83,7 @@ func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipelin
 			return fmt.Errorf("writing results: %w", err)
 		}
 	}
+	explain.Attach(out.Comparison, p.data.Baselines, p.data.Candidates)
 	var cmpJSON, full, comment, text bytes.Buffer
 	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
 		return err

@@ -43,7 +43,7 @@ type fake struct {
 	start    time.Time
 }
 
-func newFake(t *testing.T, f *fake) *httptest.Server {
+func newFake(t testing.TB, f *fake) *httptest.Server {
 	f.arrivals = map[string]time.Time{}
 	f.allArrived = make(chan struct{})
 	f.start = time.Now()

@@ -126,9 +126,18 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	}
 	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
 	if b.Workload.Hash != c.Workload.Hash {
-		w.Status = WorkloadChanged
-		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", ShortHash(b.Workload.Hash), ShortHash(c.Workload.Hash))
-		return w, nil, nil
+		// An imported cell matches by load shape; otherwise the message
+		// names what differs (result.SameWorkload).
+		same, why, note := result.SameWorkload(b.Workload, c.Workload)
+		if !same {
+			w.Status = WorkloadChanged
+			if why == "" {
+				why = fmt.Sprintf("hash %s -> %s", ShortHash(b.Workload.Hash), ShortHash(c.Workload.Hash))
+			}
+			w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (%s)", why)
+			return w, nil, nil
+		}
+		w.Warnings = append(w.Warnings, note)
 	}
 	for _, arm := range []struct {
 		name string
@@ -144,13 +153,19 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	if !p.CheckFingerprint(&w, "environment differs from the baseline's") {
 		return w, nil, nil
 	}
+	invalid := false
 	for _, arm := range []struct {
 		name string
 		r    *result.Result
 	}{{"baseline", b}, {"candidate", c}} {
+		// Both arms are screened even when the first fails, so the report
+		// can list every invalid trial of both sides (issue 23).
 		if !p.ExcludeInvalid(&w, arm.r, arm.name, "the "+arm.name) {
-			return w, nil, nil
+			invalid = true
 		}
+	}
+	if invalid {
+		return w, nil, nil
 	}
 	if age := baselineAge(b, c); age > 0 {
 		w.BaselineAgeDays = age
