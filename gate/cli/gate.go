@@ -59,8 +59,9 @@ type gateOptions struct {
 	// mergeBase and allowBaselineChange: see gate_history.go.
 	mergeBase           string
 	allowBaselineChange bool
-	// getenv reads the command's environment (Streams.getenv).
-	getenv func(string) string
+	// getenv and environ read the command's environment (Streams).
+	getenv  func(string) string
+	environ []string
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -93,7 +94,7 @@ shards with perfgate merge). --from DIR skips running and judges results
 already on disk (a merged shard directory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.getenv = s.getenv
+			o.getenv, o.environ = s.getenv, s.environ()
 			return gateMain(cmd.Context(), s, cmd, o)
 		},
 	}
