@@ -130,7 +130,8 @@ func (g *gateTest) slowDecode(scale float64) {
 //   - the same candidate split in two shards and merged gets the same
 //     verdict as the unsharded run.
 func TestGateEndToEnd(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its baseline's noise screen and verdict measure the
+	// machine, and the other end-to-end runs would be part of it.
 	g := newGateTest(t)
 	fake := &fakegithub.Server{Token: "ghs_test", Owner: "o", Repo: "r"}
 	api := httptest.NewServer(fake)
