@@ -149,12 +149,11 @@ func (c Components) Predict(d Design, tol float64) Prediction {
 // levels returns the MDE and the pass tolerance of design d. The gate
 // measures the within-session spread from its own trials, so the within
 // term gets their degrees of freedom, n_c + n_b - 2; the between-session
-// variance is taken as known (as a prior), because the point is what the
-// gate resolves if the noise is what calibration says. With few restarts
-// that variance is itself uncertain: its own degrees of freedom are shown
-// beside it, and predictions from K = 3 are rough.
+// variance is the calibration's, on its own degrees of freedom, exactly as
+// the verdict will count it: a table that says "reached" must not promise
+// what the gate, testing on those degrees of freedom, cannot keep.
 func (c Components) levels(d Design) (mde, pass, se, df float64) {
-	g := Components{Within: c.Within, WithinDF: float64(max(d.CandidateTrials, 1) + max(d.BaselineTrials, 1) - 2), Between: c.Between}
+	g := Components{Within: c.Within, WithinDF: float64(max(d.CandidateTrials, 1) + max(d.BaselineTrials, 1) - 2), Between: c.Between, BetweenDF: c.BetweenDF}
 	if c.Within == 0 {
 		g.WithinDF = 0
 	}

@@ -23,9 +23,9 @@ func TestWriteTextGolden(t *testing.T) {
 		e := Estimate{Sessions: 5, Trials: 15, WithinVar: within, WithinDF: 10, BetweenVar: between, BetweenDF: bdf, Truncated: trunc}
 		tb.Add(cell, metric, label, abs, e, d, tol)
 	}
-	add("chat-c4", "tpot_ms.p50", "TPOT p50", false, 0.003*0.003, 0.001*0.001, 2.1, false, 0.03)
-	add("chat-c4", "ttft_ms.p50", "TTFT p50", false, 0.02*0.02, 0.004*0.004, 0.45, false, 0.03)
-	add("burst-c64", "tpot_ms.p50", "TPOT p50", false, 0.01*0.01, 0.03*0.03, 3.8, false, 0.03)
+	add("chat-c4", "tpot_ms.p50", "TPOT p50", false, 0.003*0.003, 0.001*0.001, 4, false, 0.03)
+	add("chat-c4", "ttft_ms.p50", "TTFT p50", false, 0.02*0.02, 0.004*0.004, 4, false, 0.03)
+	add("burst-c64", "tpot_ms.p50", "TPOT p50", false, 0.01*0.01, 0.03*0.03, 4, false, 0.03)
 	add("burst-c64", "tpot_ms.p99", "TPOT p99", false, 0.36*0.36, 0, 4, true, 0.06)
 	add("burst-c64", "success_rate", "success_rate", true, 0.0005*0.0005, 0, 4, true, 0.005)
 	var buf bytes.Buffer

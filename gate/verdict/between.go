@@ -76,7 +76,7 @@ func (p *Policy) assumedBetween(id string) (float64, bool) {
 func (pc *pendingCell) ownBetween(p *Policy) (v, df float64, source string) {
 	var sources []string
 	if pr, ok := p.Noise.Lookup(pc.cell.Workload, pc.cell.Metric); ok && pr.BetweenDF > 0 && pr.BetweenVar >= 0 {
-		v, df = pr.BetweenVar*pr.BetweenDF, pr.BetweenDF
+		v, df = pr.BetweenVar*pr.betweenDF(), pr.betweenDF()
 		sources = append(sources, orDefault(pr.Source, "prior"))
 	}
 	m, h := pc.baseShape()
