@@ -88,7 +88,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"same, not calibrated", cand("same", nil), nil, ExitInconclusive, "INCONCLUSIVE", ""},
 		{"same, one session", cand("same1", nil), []string{"--assumed-between", "0"}, ExitPass, "PASS", ""},
 		{"bad assumed-between", cand("same2", nil), []string{"--assumed-between", "2"}, ExitInvalid, "", "--assumed-between 2"},
-		{"tpot regression", cand("slow", func(a, b *result.Result) { *b = *compareTestResult("b", 5, 1.3) }), nil, ExitRegression, "REGRESSION in b: TPOT p50 +30", ""},
+		{"tpot regression", cand("slow", func(a, b *result.Result) { *b = *compareTestResult("b", 5, 2) }), nil, ExitRegression, "REGRESSION in b: TPOT p50 +100", ""},
 		{"tpot improvement", cand("fast", func(a, b *result.Result) { *b = *compareTestResult("b", 5, 0.7) }), []string{"--assumed-between", "0"}, ExitPass, "PASS", ""},
 		{"one trial each, small change", "", nil, ExitInconclusive, "INCONCLUSIVE", ""},
 		{"workload changed", cand("changed", func(a, b *result.Result) { b.Workload.Hash = "new" }), nil, ExitInvalid, "INVALID", "workload changed since the baseline; re-baseline"},
@@ -116,7 +116,7 @@ func TestCompareExitCodes(t *testing.T) {
 func TestCompareTextOrdersRegressionsFirst(t *testing.T) {
 	dir := t.TempDir()
 	b := writeResult(t, filepath.Join(dir, "b", "x.json"), compareTestResult("x", 5, 1))
-	c := writeResult(t, filepath.Join(dir, "c", "x.json"), compareTestResult("x", 5, 1.3))
+	c := writeResult(t, filepath.Join(dir, "c", "x.json"), compareTestResult("x", 5, 2))
 	code, out, _ := runCLI("compare", "--baseline", b, "--candidate", c)
 	lines := strings.Split(out, "\n")
 	if code != ExitRegression || len(lines) < 5 || !strings.Contains(lines[0], "TPOT p50") {
@@ -145,7 +145,7 @@ func TestCompareTextOrdersRegressionsFirst(t *testing.T) {
 func TestCompareJSONAndOut(t *testing.T) {
 	dir := t.TempDir()
 	b := writeResult(t, filepath.Join(dir, "b.json"), compareTestResult("x", 5, 1))
-	c := writeResult(t, filepath.Join(dir, "c.json"), compareTestResult("x", 5, 1.3))
+	c := writeResult(t, filepath.Join(dir, "c.json"), compareTestResult("x", 5, 2))
 	outFile := filepath.Join(dir, "report", "cmp.json")
 	code, out, _ := runCLI("compare", "--baseline", b, "--candidate", c, "--format", "json", "--out", outFile)
 	if code != ExitRegression || !strings.Contains(out, outFile) {
