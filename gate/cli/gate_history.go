@@ -64,6 +64,15 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 	ancestor := gateAncestry(ctx, mergeBase)
 	chosen := map[string]string{} // cell -> how its baseline was chosen
 	var judged, picked []*result.Result
+	// One detector for the whole run: its family is every (cell, gated
+	// metric) series searched, so an unchanged profile announces a step
+	// in at most alpha of gate runs; the calibration's between-session
+	// noise lets a young history's test borrow strength.
+	det := history.DefaultDetector()
+	det.Noise = calib
+	for _, b := range baselines {
+		det.Family += len(gatedOf(p, b))
+	}
 	for _, b := range baselines {
 		name := b.Workload.Cell
 		if b.Provenance != nil {
@@ -87,7 +96,7 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		}
 		picked = append(picked, one)
 		gated := gatedOf(p, one)
-		rs, seg := c.SegmentBaselines(b, gated, at, history.DefaultDetector())
+		rs, seg := c.SegmentBaselines(b, gated, at, det)
 		rs = gateRecent(rs, one, cfg.History.ReferenceDays)
 		judged = append(judged, rs...)
 		if len(rs) > 1 {

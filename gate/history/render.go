@@ -217,8 +217,8 @@ func grid(c CellReport) [][]string {
 
 func stepLine(c CellReport, st labelled) string {
 	s := c.Sessions[st.Session]
-	return fmt.Sprintf("%s %s from run %d (%s, %s): %s, 95 %% interval %s, p %.3f",
-		st.label, direction(st.Change), s.Run, day(s.Date), commitName(s.Commit), signed(st.Change, st.Absolute), interval(st.Step), st.P)
+	return fmt.Sprintf("%s %s from run %d (%s, %s): %s, 95 %% interval %s, %s",
+		st.label, direction(st.Change), s.Run, day(s.Date), commitName(s.Commit), signed(st.Change, st.Absolute), interval(st.Step), pText(st.P))
 }
 
 // noiseLine is what the gate learns about a metric from the current
@@ -245,7 +245,7 @@ func runs(c CellReport) string {
 }
 
 func method(d Detector) string {
-	return fmt.Sprintf("binary segmentation, permutation-tested t (alpha %g, %d permutations, at least %d runs either side)", d.Alpha, d.Permutations, d.MinSize)
+	return fmt.Sprintf("binary segmentation of steps and step-and-return, t test on each run's trials and the between-run noise (family-wise alpha %g over %d series, at least %d runs either side)", d.Alpha, max(d.Family, 1), d.MinSize)
 }
 
 func direction(change float64) string {
@@ -276,4 +276,14 @@ func commitName(s string) string {
 		return "(no commit)"
 	}
 	return shortSHA(s)
+}
+
+// pText shows a family-wise adjusted p-value: three decimals, or "p <
+// 0.001" below them (a parametric p-value can be 1e-9, which "p 0.000"
+// would misstate as zero).
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p %.3f", p)
 }
