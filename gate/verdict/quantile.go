@@ -5,4 +5,3 @@ package verdict
 // verdict's audited quantile so that packages computing intervals of
 // their own (package history's step sizes) use the same numerics.
 func TQuantile(p, df float64) float64 { return tQuantile(p, df) }
-
