@@ -41,9 +41,11 @@ func newHistoryCmd(s *Streams) *cobra.Command {
 		Short: "Show each gated cell's baseline history and the steps detected in it",
 		Long: `history reads baselines/<profile>/history/*.jsonl (one line per promoted
 run) and shows, per workload cell, every run's level of each gated metric
-and the steps detected in the series: binary segmentation with a
-permutation-tested t statistic (docs/baselines.md, "Change points"). Each
-step names its first run (commit, date) and its size with a 95 % interval.
+and the steps detected in the series: binary segmentation over single
+steps and step-and-returns, each a t test on the runs' levels that knows
+their trials and the between-run noise, family-wise over every series shown
+(docs/statistics.md, "Change points"). Each step names its first run
+(commit, date) and its size with a 95 % interval.
 
 The gated metrics are perfgate.yaml's (policy.gated) plus the cell's own
 gate list from its baseline file; --metric replaces them.`,
