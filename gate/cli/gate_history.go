@@ -97,6 +97,13 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		picked = append(picked, one)
 		gated := gatedOf(p, one)
 		rs, seg := c.SegmentBaselines(b, gated, at, det)
+		calibrated := 0
+		for _, pr := range calib[name] {
+			calibrated = max(calibrated, pr.Sessions)
+		}
+		if note := seg.ShortNote(name, calibrated); note != "" {
+			g.warnings = append(g.warnings, note)
+		}
 		rs = gateRecent(rs, one, cfg.History.ReferenceDays)
 		judged = append(judged, rs...)
 		if len(rs) > 1 {
