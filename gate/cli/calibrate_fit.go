@@ -101,7 +101,7 @@ func calibrateFit(ms []*workload.Manifest, sessions []map[string]*result.Result,
 	t.CellAlpha = p.Alpha / float64(t.Looks) / float64(t.Family)
 	for _, r := range rows {
 		d := noise.Design{CandidateTrials: r.trials, BaselineTrials: r.trials, BaselineSessions: 1,
-			CellAlpha: t.CellAlpha, Power: 0.8, PassAlpha: p.PassAlpha, PassRate: 0.9}
+			CellAlpha: t.CellAlpha, PassAlpha: p.PassAlpha}
 		t.Add(r.cell, r.id, metrics.Label(r.id), r.abs, r.e, d, r.tol)
 	}
 	return out

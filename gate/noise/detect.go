@@ -19,14 +19,28 @@ type Design struct {
 	// pass: the look's alpha over the gated family, alpha / looks /
 	// cells, the last step of Holm's procedure.
 	CellAlpha float64
-	// Power is the power the detectable change is quoted at (the verdict
-	// uses 0.8).
+	// Power is the power the detectable change is quoted at; 0 means the
+	// verdict's (verdict.TargetPower).
 	Power float64
 	// PassAlpha is the verdict's pass-rule level (policy pass_alpha).
 	PassAlpha float64
-	// PassRate is the share of runs of an unchanged build that should pass
-	// (0.9).
+	// PassRate is the share of runs of an unchanged build that should
+	// pass; 0 means the verdict's (verdict.TargetPass).
 	PassRate float64
+}
+
+func (d Design) power() float64 {
+	if d.Power == 0 {
+		return verdict.TargetPower
+	}
+	return d.Power
+}
+
+func (d Design) passRate() float64 {
+	if d.PassRate == 0 {
+		return verdict.TargetPass
+	}
+	return d.PassRate
 }
 
 // Components are the two variances of one cell with their degrees of
@@ -75,7 +89,7 @@ func (c Components) SE(d Design) (se, df float64) {
 // the between term known.
 type Prediction struct {
 	SE, DF float64
-	// MDE is (t_{1-CellAlpha} + t_{Power})·SE: the change whose test is
+	// MDE is verdict.MDEAt(SE, DF, t_{1-CellAlpha}, Power): the change whose test is
 	// significant with probability Power, as the verdict's own minimum
 	// detectable effect is defined.
 	MDE float64
@@ -86,7 +100,7 @@ type Prediction struct {
 	// PassTolerance is the smallest tolerance at which an unchanged build
 	// passes with probability PassRate: the pass rule needs the upper
 	// bound w + t_{1-PassAlpha}·SE under the tolerance, so it is
-	// (t_{1-PassAlpha} + t_{PassRate})·SE.
+	// verdict.PassToleranceAt(SE, DF, t_{1-PassAlpha}, PassRate).
 	PassTolerance float64
 	// Floor is the MDE with unlimited trials and baseline sessions: only
 	// the candidate's session term is left, SE = sqrt(between). No design
@@ -116,7 +130,7 @@ const (
 func (c Components) Predict(d Design, tol float64) Prediction {
 	var p Prediction
 	p.MDE, p.PassTolerance, p.SE, p.DF = c.levels(d)
-	tPow := verdict.TQuantile(d.Power, p.DF)
+	tPow := verdict.TQuantile(d.power(), p.DF)
 	p.Detectable = math.Max(p.MDE, tol+tPow*p.SE)
 	inf := Components{Between: c.Between}
 	fd := d
@@ -158,8 +172,8 @@ func (c Components) levels(d Design) (mde, pass, se, df float64) {
 		g.WithinDF = 0
 	}
 	se, df = g.SE(d)
-	mde = (verdict.TQuantile(1-d.CellAlpha, df) + verdict.TQuantile(d.Power, df)) * se
-	pass = (verdict.TQuantile(1-d.PassAlpha, df) + verdict.TQuantile(d.PassRate, df)) * se
+	mde = verdict.MDEAt(se, df, verdict.TQuantile(1-d.CellAlpha, df), d.power())
+	pass = verdict.PassToleranceAt(se, df, verdict.TQuantile(1-d.PassAlpha, df), d.passRate())
 	return mde, pass, se, df
 }
 

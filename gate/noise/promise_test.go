@@ -22,7 +22,7 @@ import (
 // prior (df 0.007, no session count) straight in and checks it is bounded.
 func TestReachedHoldsAtGate(t *testing.T) {
 	const d = 0.01 // within-session SD of the log values: CV about 1 %
-	const gateTrials = 5
+	const gateTrials = 6
 	p := verdict.DefaultPolicy()
 	p.Rules = []verdict.Rule{{Metric: "tpot_ms.p50", Gated: true, Tolerance: 0.03}}
 	for _, tc := range []struct {
