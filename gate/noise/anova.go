@@ -129,21 +129,8 @@ func OneWay(groups [][]float64) (Estimate, error) {
 	return e, nil
 }
 
-// Scale puts trial values on the test scale: natural logs for relative
-// metrics, the values themselves for absolute ones. ok is false when a
-// relative metric has a value that is not positive, whose log does not
-// exist (the verdict cannot compare such a metric either).
+// Scale puts trial values on the test scale: verdict.ToTestScale, the one
+// home of the transform.
 func Scale(values []float64, absolute bool) (out []float64, ok bool) {
-	out = make([]float64, len(values))
-	for i, v := range values {
-		if absolute {
-			out[i] = v
-			continue
-		}
-		if !(v > 0) {
-			return nil, false
-		}
-		out[i] = math.Log(v)
-	}
-	return out, true
+	return verdict.ToTestScale(values, absolute)
 }

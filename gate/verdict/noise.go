@@ -186,11 +186,12 @@ func (pc *pendingCell) nb() int {
 func logs(v []float64, nonPositive *bool) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
-		if x <= 0 {
+		l, ok := testValue(x, false)
+		if !ok {
 			*nonPositive = true
 			continue
 		}
-		out[i] = math.Log(x)
+		out[i] = l
 	}
 	return out
 }
