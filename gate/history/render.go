@@ -159,13 +159,23 @@ func trendTable(b *strings.Builder, r *Report) {
 	}
 }
 
-// level is a session's value with the metric's unit, four digits.
+// level is a session's value with the metric's unit, four digits; a ratio
+// metric in percent (a success rate of 1 is "100 %", not "1").
 func level(m MetricReport, p Level) string {
-	v := strconv.FormatFloat(p.Value, 'g', 4, 64)
+	v := valueText(m, p.Value)
 	if m.Unit == "" || m.Unit == "ratio" {
 		return v
 	}
 	return v + " " + report.Escape(m.Unit)
+}
+
+// valueText is a value at four significant digits, in percent for ratio
+// metrics.
+func valueText(m MetricReport, v float64) string {
+	if m.Unit == "ratio" {
+		return strconv.FormatFloat(100*v, 'g', 4, 64) + " %"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // labelled is a step with its metric's label.
@@ -202,7 +212,7 @@ func grid(c CellReport) [][]string {
 			v := "-"
 			for _, p := range m.Points {
 				if p.Run == s.Run {
-					v = strconv.FormatFloat(p.Value, 'g', 4, 64)
+					v = valueText(m, p.Value)
 				}
 			}
 			if _, ok := stepsByRun(m)[s.Run]; ok {
