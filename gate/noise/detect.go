@@ -6,42 +6,14 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// Design is how a gate will compare one cell: trials per arm, how many
-// sessions the baseline pools, and the verdict's error levels.
-type Design struct {
-	// CandidateTrials and BaselineTrials are the valid trials per arm.
-	CandidateTrials, BaselineTrials int
-	// BaselineSessions is how many server sessions the baseline averages
-	// (1: a baseline recorded in one run; more: a history of promotions).
-	// The candidate is always one session.
-	BaselineSessions int
-	// CellAlpha is the one-sided level a single regressed cell has to
-	// pass: the look's alpha over the gated family, alpha / looks /
-	// cells, the last step of Holm's procedure.
-	CellAlpha float64
-	// Power is the power the detectable change is quoted at; 0 means the
-	// verdict's (verdict.TargetPower).
-	Power float64
-	// PassAlpha is the verdict's pass-rule level (policy pass_alpha).
-	PassAlpha float64
-	// PassRate is the share of runs of an unchanged build that should
-	// pass; 0 means the verdict's (verdict.TargetPass).
-	PassRate float64
-}
-
-func (d Design) power() float64 {
-	if d.Power == 0 {
-		return verdict.TargetPower
-	}
-	return d.Power
-}
-
-func (d Design) passRate() float64 {
-	if d.PassRate == 0 {
-		return verdict.TargetPass
-	}
-	return d.PassRate
-}
+// Design is how a gate will compare one cell: verdict.Design, the one
+// design every prediction uses (the verdict's cells, calibrate's table and
+// the seeded tests). Package noise reads its trial counts, baseline
+// sessions and error levels; the variances come from Components (an
+// Estimate or a Prior), so its Noise field is not read here. The level a
+// single regressed cell has to pass is CellAlpha(): the look's alpha over
+// the gated family, the first step of Holm's procedure.
+type Design = verdict.Design
 
 // Components are the two variances of one cell with their degrees of
 // freedom, on the test scale (a Prior or an Estimate). A DF of 0 means
@@ -89,7 +61,7 @@ func (c Components) SE(d Design) (se, df float64) {
 // the between term known.
 type Prediction struct {
 	SE, DF float64
-	// MDE is verdict.MDEAt(SE, DF, t_{1-CellAlpha}, Power): the change whose test is
+	// MDE is verdict.MDEAt(SE, DF, t_{1-CellAlpha}, TargetPower): the change whose test is
 	// significant with probability Power, as the verdict's own minimum
 	// detectable effect is defined.
 	MDE float64
@@ -100,7 +72,7 @@ type Prediction struct {
 	// PassTolerance is the smallest tolerance at which an unchanged build
 	// passes with probability PassRate: the pass rule needs the upper
 	// bound w + t_{1-PassAlpha}·SE under the tolerance, so it is
-	// verdict.PassToleranceAt(SE, DF, t_{1-PassAlpha}, PassRate).
+	// verdict.PassToleranceAt(SE, DF, t_{1-PassAlpha}, TargetPass).
 	PassTolerance float64
 	// Floor is the MDE with unlimited trials and baseline sessions: only
 	// the candidate's session term is left, SE = sqrt(between). No design
@@ -130,7 +102,7 @@ const (
 func (c Components) Predict(d Design, tol float64) Prediction {
 	var p Prediction
 	p.MDE, p.PassTolerance, p.SE, p.DF = c.levels(d)
-	tPow := verdict.TQuantile(d.power(), p.DF)
+	tPow := verdict.TQuantile(verdict.TargetPower, p.DF)
 	p.Detectable = math.Max(p.MDE, tol+tPow*p.SE)
 	inf := Components{Between: c.Between}
 	fd := d
@@ -172,8 +144,8 @@ func (c Components) levels(d Design) (mde, pass, se, df float64) {
 		g.WithinDF = 0
 	}
 	se, df = g.SE(d)
-	mde = verdict.MDEAt(se, df, verdict.TQuantile(1-d.CellAlpha, df), d.power())
-	pass = verdict.PassToleranceAt(se, df, verdict.TQuantile(1-d.PassAlpha, df), d.passRate())
+	mde = verdict.MDEAt(se, df, verdict.TQuantile(1-d.CellAlpha(), df), verdict.TargetPower)
+	pass = verdict.PassToleranceAt(se, df, verdict.TQuantile(1-d.PassAlpha, df), verdict.TargetPass)
 	return mde, pass, se, df
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func design(n int) Design {
-	return Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: 1, CellAlpha: 0.01, Power: 0.8, PassAlpha: 0.1, PassRate: 0.9}
+	return Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: 1, LookAlpha: 0.01, Family: 1, PassAlpha: 0.1}
 }
 
 // TestSE pins the verdict's formula: within·(1/n_c + 1/n_b) + 2·between

@@ -29,7 +29,7 @@ func (c Components) PassProbability(d Design, tol float64) float64 {
 // called a regression: significant at CellAlpha (w > t_{1-CellAlpha}·ŝ)
 // and beyond the tolerance (w > tol).
 func (c Components) Power(d Design, tol, delta float64) float64 {
-	return c.expect(d, 1-d.CellAlpha, func(se, s, q float64) float64 {
+	return c.expect(d, 1-d.CellAlpha(), func(se, s, q float64) float64 {
 		return 1 - normCDF((math.Max(tol, q*s)-delta)/se)
 	})
 }

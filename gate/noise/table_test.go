@@ -18,7 +18,7 @@ func TestWriteTextGolden(t *testing.T) {
 	tb := &Table{Restarts: 5, TrialsPerRestart: 3, Alpha: 0.01, Looks: 3, Family: 5, CellAlpha: 0.01 / 3 / 5,
 		Notes: []string{`chat-c4: ttft_ms.max: 1 session(s) with values: the between-session variance needs at least 2`}}
 	d := design(5)
-	d.CellAlpha = tb.CellAlpha
+	d.LookAlpha, d.Family = 0.01/3, 5
 	add := func(cell, metric, label string, abs bool, within, between, bdf float64, trunc bool, tol float64) {
 		e := Estimate{Sessions: 5, Trials: 15, WithinVar: within, WithinDF: 10, BetweenVar: between, BetweenDF: bdf, Truncated: trunc}
 		tb.Add(cell, metric, label, abs, e, d, tol)

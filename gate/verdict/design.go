@@ -91,7 +91,11 @@ func (c *Comparison) Power(cell *Cell, change float64) float64 {
 
 // Design is one gated cell of a comparison not yet run: its trial counts,
 // its noise (as a Prior from calibration or history gives it) and its
-// rule. Relative metrics take variances of log values and give changes as
+// rule. It is the one design of perfgate's predictions: calibrate's table
+// (package noise, whose Design is this type) and the seeded tests use it,
+// and Compare states the same formulas per cell; the paired A/B
+// experiment (ab.Design) has blocks instead of sessions but quotes the
+// same TargetPower and TargetPass. Relative metrics take variances of log values and give changes as
 // fractions of the baseline (0.05 = 5 %); absolute metrics (Absolute set)
 // in their own units.
 type Design struct {
@@ -125,8 +129,13 @@ func (d Design) se() (float64, float64) {
 	return s.se(), s.df()
 }
 
+// CellAlpha is the one-sided level a single regressed cell has to pass:
+// the look's alpha over the gated family, the first step of Holm's
+// procedure.
+func (d Design) CellAlpha() float64 { return d.LookAlpha / float64(max(d.Family, 1)) }
+
 func (d Design) tH(df float64) float64 {
-	return tQuantile(1-d.LookAlpha/float64(max(d.Family, 1)), df)
+	return tQuantile(1-d.CellAlpha(), df)
 }
 
 func (d Design) scale(x float64) float64 {
