@@ -116,8 +116,20 @@ func runHistory(s *Streams, l *config.Loaded, o historyOptions) error {
 	if len(shown) == 0 {
 		return exitf(ExitInvalid, "--cell: no history for %v in profile %q", o.cells, cfg.Profile)
 	}
+	// The calibration's between-session noise lets a young history's
+	// change-point test borrow strength, as in the gate.
+	det := history.DefaultDetector()
+	var baseList []*result.Result
+	for _, c := range shown {
+		if b := bases[c.Name]; b != nil {
+			baseList = append(baseList, b)
+		}
+	}
+	if det.Noise, err = noisePriors(store.Dir(cfg.Profile), baseList, s.Err); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
 	var b bytes.Buffer
-	if err := render(&b, history.Build(cfg.Profile, shown, metricOrder(ids), history.DefaultDetector())); err != nil {
+	if err := render(&b, history.Build(cfg.Profile, shown, metricOrder(ids), det)); err != nil {
 		return err
 	}
 	if o.out != "" {
