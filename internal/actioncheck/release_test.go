@@ -100,6 +100,13 @@ func TestLocateDownloadsVerifiedRelease(t *testing.T) {
 		t.Error("a binary failing its checksum was installed")
 	}
 
+	// The major tag's rolling release (the release workflow's "major" job)
+	// is downloaded and verified like an exact tag's.
+	outs, log = locate(t, release(t, "v1", binary, good).URL, "v1")
+	if outs["source"] != "release" {
+		t.Errorf("major tag v1: source %q, want release\n%s", outs["source"], log)
+	}
+
 	srv := release(t, "main", binary, good)
 	if outs, log = locate(t, srv.URL, "main"); outs["source"] != "none" || strings.Contains(log, "::warning") {
 		t.Errorf("branch ref: source %q, want none without a download\n%s", outs["source"], log)
@@ -125,6 +132,22 @@ func TestReleaseAssetsMatchAction(t *testing.T) {
 	for _, s := range []string{`perfgate_${goos}_${goarch}`, "checksums.txt", `"$got" == "$want"`} {
 		if !strings.Contains(string(act), s) {
 			t.Errorf("action.yml lacks %s", s)
+		}
+	}
+}
+
+// TestReleaseMovesTheMajorTag: every snippet says perfgate/perfgate@v1, so
+// the release workflow must move that tag and keep a release of that name
+// with the assets and checksums the action downloads.
+func TestReleaseMovesTheMajorTag(t *testing.T) {
+	wf, err := os.ReadFile("../../.github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`major="${TAG%%.*}"`, `git/refs/tags/$major`, `"refs/tags/$major"`,
+		`gh release upload "$major" perfgate_* checksums.txt --clobber`, "--latest=false", "needs: release"} {
+		if !strings.Contains(string(wf), s) {
+			t.Errorf("release.yml lacks %s", s)
 		}
 	}
 }
