@@ -73,11 +73,36 @@ type Split struct {
 }
 
 // points is what the test knows of each session: its level and the
-// within-session variance of that level (s²/N, 0 when unknown).
+// within-session variance of that level (s²/N, 0 when unknown), with
+// prefix sums (index i holds the sum over sessions [0, i)) so each
+// candidate's statistic costs O(1).
 type points struct {
 	y, w []float64
 	// tau0 and d0 are the prior between-session variance and its df.
 	tau0, d0 float64
+	// sy, syy and sw are the prefix sums of y, y² and w; y is centred on
+	// its mean first, so the sums of squares lose no precision on log
+	// levels near each other.
+	sy, syy, sw []float64
+}
+
+// prefix fills the prefix sums.
+func (p *points) prefix() {
+	n := len(p.y)
+	var mu float64
+	for _, v := range p.y {
+		mu += v
+	}
+	if n > 0 {
+		mu /= float64(n)
+	}
+	p.sy, p.syy, p.sw = make([]float64, n+1), make([]float64, n+1), make([]float64, n+1)
+	for i, v := range p.y {
+		c := v - mu
+		p.sy[i+1] = p.sy[i] + c
+		p.syy[i+1] = p.syy[i] + c*c
+		p.sw[i+1] = p.sw[i] + p.w[i]
+	}
 }
 
 // Detect returns the change points of levels x alone (no within-session
@@ -107,6 +132,7 @@ func (d Detector) detect(p points) []Split {
 	if d.MinSize < 1 {
 		d.MinSize = 1
 	}
+	p.prefix()
 	var out []Split
 	d.segment(p, 0, len(p.y), &out)
 	sort.Slice(out, func(i, j int) bool { return out[i].At < out[j].At })
@@ -123,26 +149,30 @@ func (d Detector) segment(p points, lo, hi int, out *[]Split) {
 	// each given half of the level with its own Bonferroni count: the
 	// O(n²) step-and-returns would otherwise dilute the O(n) single
 	// steps, the common case, twentyfold at 60 runs.
+	// The degrees of freedom are the segment's, the same for every
+	// candidate, so the largest |t| of each family is its smallest p.
+	df := float64(hi-lo-2) + p.d0
 	var best change
 	adj := 2.0
 	pick := func(c change, count int) {
-		if a := math.Min(1, 2*c.p*float64(count)*float64(max(d.Family, 1))); a < adj {
+		pv := 2 * verdict.TSurvival(c.t, df)
+		if a := math.Min(1, 2*pv*float64(count)*float64(max(d.Family, 1))); a < adj {
 			best, adj = c, a
 		}
 	}
-	single, singles := change{p: 2}, 0
+	single, singles := change{t: -1}, 0
 	for k := lo + m; k <= hi-m; k++ {
 		singles++
-		if c := p.test(lo, hi, k, hi); c.p < single.p {
+		if c := p.stat(lo, hi, k, hi); c.t > single.t {
 			single = c
 		}
 	}
 	pick(single, singles)
-	bump, bumps := change{p: 2}, 0
+	bump, bumps := change{t: -1}, 0
 	for a := lo + m; a <= hi-2*m; a++ {
 		for b := a + m; b <= hi-m; b++ {
 			bumps++
-			if c := p.test(lo, hi, a, b); c.p < bump.p {
+			if c := p.stat(lo, hi, a, b); c.t > bump.t {
 				bump = c
 			}
 		}
@@ -166,62 +196,47 @@ func (d Detector) segment(p points, lo, hi int, out *[]Split) {
 }
 
 // change is a tested change: the sessions [a, b) against the rest of
-// the segment (b = hi: a single step at a), with its two-sided p-value.
+// the segment (b = hi: a single step at a), with its |t|.
 type change struct {
 	a, b int
-	p    float64
+	t    float64
 }
 
-// test returns the two-sided p-value of "the level of [a, b) differs from
-// that of the rest of [lo, hi)": a two-sample t test of the session
-// levels, whose variance (τ² + s²/N, the same for every session under
-// the null) is estimated from the residuals about the two groups' means
-// on n-2 degrees of freedom, floored at the sessions' mean within-session
-// term (a level cannot vary less than its trials say: this is what keeps
-// a perfectly separated step of four quiet sessions from looking like no
-// evidence at all) and pooled with the calibration's τ0² + that term on
-// its df. Under the null the statistic is Student's t exactly when the
-// sessions are alike (before the floor, which only makes it
-// conservative), so its p-value has no floor.
-func (p points) test(lo, hi, a, b int) change {
-	c := change{a: a, b: b, p: 1}
-	var sum, cnt [2]float64
-	for i := lo; i < hi; i++ {
-		g := 0
-		if i >= a && i < b {
-			g = 1
-		}
-		sum[g] += p.y[i]
-		cnt[g]++
-	}
-	mean := [2]float64{sum[0] / cnt[0], sum[1] / cnt[1]}
-	var rss, wbar float64
-	for i := lo; i < hi; i++ {
-		g := 0
-		if i >= a && i < b {
-			g = 1
-		}
-		r := p.y[i] - mean[g]
-		rss += r * r
-		wbar += p.w[i]
-	}
+// stat returns |t| of "the level of [a, b) differs from that of the rest
+// of [lo, hi)": a two-sample t statistic of the session levels, whose
+// variance (τ² + s²/N, the same for every session under the null) is
+// estimated from the residuals about the two groups' means on n-2 degrees
+// of freedom, floored at the sessions' mean within-session term (a level
+// cannot vary less than its trials say: this is what keeps a perfectly
+// separated step of four quiet sessions from looking like no evidence at
+// all) and pooled with the calibration's τ0² + that term on its df. Under
+// the null the statistic is Student's t on n-2 (+ d0) degrees of freedom
+// exactly when the sessions are alike (before the floor, which only makes
+// it conservative), so its p-value has no floor.
+func (p points) stat(lo, hi, a, b int) change {
+	c := change{a: a, b: b}
+	sum := func(s []float64, i, j int) float64 { return s[j] - s[i] }
+	cntIn := float64(b - a)
+	cntOut := float64(hi-lo) - cntIn
+	sIn := sum(p.sy, a, b)
+	sOut := sum(p.sy, lo, hi) - sIn
+	qAll := sum(p.syy, lo, hi)
+	// RSS about the two group means: Σy² − Σ_g (Σ_g y)²/n_g.
+	rss := math.Max(0, qAll-sIn*sIn/cntIn-sOut*sOut/cntOut)
 	n := float64(hi - lo)
-	wbar /= n
+	wbar := sum(p.sw, lo, hi) / n
 	df := n - 2
 	v := math.Max(rss/df, wbar)
 	if p.d0 > 0 {
 		v = (p.d0*(p.tau0+wbar) + df*v) / (p.d0 + df)
-		df += p.d0
 	}
-	diff := mean[1] - mean[0]
-	if v <= 0 {
-		// No noise at all: an exact difference is a certain change, an
-		// exact equality none.
-		if diff != 0 {
-			c.p = 0
-		}
-		return c
+	diff := math.Abs(sIn/cntIn - sOut/cntOut)
+	switch {
+	case v > 0:
+		c.t = diff / math.Sqrt(v*(1/cntIn+1/cntOut))
+	case diff > 1e-15:
+		// No noise at all: an exact difference is a certain change.
+		c.t = math.Inf(1)
 	}
-	c.p = 2 * verdict.TSurvival(math.Abs(diff)/math.Sqrt(v*(1/cnt[0]+1/cnt[1])), df)
 	return c
 }
