@@ -32,10 +32,10 @@ actionlint: ## lint action.yml and every workflow (actionlint + shellcheck)
 act-selftest: ## run the self-test workflow through action.yml with nektos/act against a fake GitHub API
 	bash .ci/act-selftest.sh
 
-render-comment: ## render the demo's and a 12-workload PR comment in headless Chromium to docs/img/*.png, with the checks of render-test
+render-comment: ## render the demo's, a 12-workload, an A/A and an inconclusive PR comment in headless Chromium to docs/img/*.png, with the checks of render-test
 	GO=$(GO) bash .ci/render-comment.sh
 
-render-test: ## the PR comment in Chromium: mermaid parses, chart labels do not overlap, height within budget (skipped loudly without chromium when not root)
+render-test: ## the PR comment in Chromium: mermaid parses, chart labels do not overlap, tables fit 780 px without wrapping a number, verdict, list and what decides each undecided metric in the first 900 px, height within budget (skipped loudly without chromium when not root)
 	GO=$(GO) bash .ci/render-comment.sh --test
 
 e2e-ollama: ## a real engine: build ollama v0.17.4 from the Go module proxy (cached), gate it serving a random-weight GGUF model (docs/engines-testing.md)

@@ -4,12 +4,17 @@
 // width, mermaid blocks drawn by mermaid in the page, all in headless
 // Chromium. It fails (exit 1, one line per problem) when a mermaid block
 // does not parse, when two text boxes of a drawn chart overlap, when the
-// text bars of a table are not drawn to one scale, or when the page above
-// the first collapsed <details> is taller than its budget, and it prints
-// the measured heights either way.
+// text bars of a table are not drawn to one scale, when an open table is
+// wider than the column or wraps a number (a value and its unit, or a
+// number itself, on two lines), or when the page above the first collapsed
+// <details> is taller than its budget, and it prints the measured heights
+// either way.
 //
 // Usage: node render.mjs --modules DIR --chromium PATH --html-dir DIR
-//          NAME=COMMENT.md,PNG,BUDGET_PX ...
+//          NAME=COMMENT.md,PNG,BUDGET_PX[,FIRST_SCREEN_PX] ...
+// FIRST_SCREEN_PX, when given, is the first screen: the verdict, the
+// ordered list and the table of what decides each undecided metric (the
+// open one with a "Decides it" column) must all end within it.
 // DIR holds the node_modules that .ci/render/package.json pins (npm ci
 // --prefix DIR); PNG is a full-page screenshot of the rendered comment.
 import { createRequire } from 'node:module';
@@ -31,9 +36,9 @@ function parseArgs(argv) {
       o[a.slice(2).replace('-d', 'D')] = argv[++i];
       continue;
     }
-    const m = /^([\w.-]+)=([^,]+),([^,]+),(\d+)$/.exec(a);
-    if (!m) throw new Error(`argument ${JSON.stringify(a)}: want NAME=COMMENT.md,PNG,BUDGET_PX`);
-    o.renders.push({ name: m[1], md: m[2], png: m[3], budget: Number(m[4]) });
+    const m = /^([\w.-]+)=([^,]+),([^,]+),(\d+)(?:,(\d+))?$/.exec(a);
+    if (!m) throw new Error(`argument ${JSON.stringify(a)}: want NAME=COMMENT.md,PNG,BUDGET_PX[,FIRST_SCREEN_PX]`);
+    o.renders.push({ name: m[1], md: m[2], png: m[3], budget: Number(m[4]), screen: m[5] ? Number(m[5]) : 0 });
   }
   for (const k of ['modules', 'chromium', 'htmlDir']) {
     if (!o[k]) throw new Error(`missing --${k === 'htmlDir' ? 'html-dir' : k}`);
@@ -69,7 +74,7 @@ body { margin: 0; background: #fff; }
 // mermaid block, collects the text boxes of each drawn chart, and measures
 // the page. It returns plain data; the checks run in node.
 async function inPage() {
-  const out = { mermaid: [], height: 0, beforeDetails: 0, beforeTail: 0, collapsed: 0, wideTables: [], bars: [] };
+  const out = { mermaid: [], height: 0, beforeDetails: 0, beforeTail: 0, collapsed: 0, wideTables: [], bars: [], wrapped: [] };
   const body = document.querySelector('.markdown-body');
   const top = body.getBoundingClientRect().top;
   const srcs = [...document.querySelectorAll('pre.mermaid-src')];
@@ -104,7 +109,26 @@ async function inPage() {
   const ctx = document.createElement('canvas').getContext('2d');
   out.bars = [];
   for (const [i, t] of [...document.querySelectorAll('.markdown-body table')].entries()) {
-    if (t.scrollWidth > t.clientWidth + 1) out.wideTables.push({ index: i + 1, width: t.scrollWidth });
+    // Only open tables count: a collapsed one is not drawn.
+    const open = !t.closest('details:not([open])');
+    if (open && t.scrollWidth > t.clientWidth + 1) out.wideTables.push({ index: i + 1, width: t.scrollWidth });
+    // A number wrapped in a cell: each number with its unit ("+13.7 %",
+    // "-4.8 to +1.2 %" is three tokens: two numbers, one unit) must lie on
+    // one line. A Range over the token has one client rect per line.
+    for (const td of open ? t.querySelectorAll('td') : []) {
+      const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        // Not inside a name ("chat-1k-c8" may wrap at its hyphens).
+        const re = /(?<![\w.\-])[+\-±−]?\d[\d,.]*(?:[ \u00a0](?:%|pp|ms|s|req\/s|tok\/s))?(?![\w])/g;
+        for (let m = re.exec(n.data); m; m = re.exec(n.data)) {
+          const r = document.createRange();
+          r.setStart(n, m.index);
+          r.setEnd(n, m.index + m[0].length);
+          const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+          if (tops.size > 1) out.wrapped.push({ table: i + 1, text: m[0] });
+        }
+      }
+    }
     for (const code of t.querySelectorAll('td code')) {
       const bar = code.textContent;
       if (!/^[\u2588-\u258f]+$/.test(bar)) continue;
@@ -116,6 +140,12 @@ async function inPage() {
         ink: m.actualBoundingBoxRight + m.actualBoundingBoxLeft, cell: ctx.measureText('\u2588').width });
     }
   }
+  // The first screen's content: down to the end of the open table of
+  // undecided metrics, else of the first table (the regressed list).
+  const tables = [...document.querySelectorAll('.markdown-body table')].filter((t) => !t.closest('details:not([open])'));
+  const undecided = tables.find((t) => [...t.querySelectorAll('th')].some((th) => th.textContent.trim() === 'Decides it'));
+  const firstEnd = undecided || tables[0];
+  out.screenEnd = firstEnd ? Math.ceil(firstEnd.getBoundingClientRect().bottom - top) : 0;
   const closed = [...document.querySelectorAll('.markdown-body details:not([open])')];
   out.collapsed = closed.length;
   out.height = Math.ceil(body.getBoundingClientRect().height);
@@ -228,14 +258,22 @@ async function main() {
       if (m.beforeDetails > r.budget) {
         fail(`${m.beforeDetails} px above the first collapsed <details>, over the budget of ${r.budget} px at ${contentWidth} px width`);
       }
+      if (r.screen && m.screenEnd > r.screen) {
+        fail(`the verdict, the list and what decides each undecided metric end at ${m.screenEnd} px, past the first screen of ${r.screen} px`);
+      }
       if (m.wideTables.length) {
         const widest = Math.max(...m.wideTables.map((t) => t.width));
-        console.log(`render-comment: note: ${r.name}: ${m.wideTables.length} table(s) scroll sideways in the ${contentWidth} px column ` +
+        fail(`${m.wideTables.length} open table(s) scroll sideways in the ${contentWidth} px column ` +
           `(tables ${m.wideTables.map((t) => t.index).join(', ')}; the widest ${widest} px)`);
+      }
+      if (m.wrapped.length) {
+        const shown = m.wrapped.slice(0, 3).map((w) => `table ${w.table}: ${JSON.stringify(w.text)}`);
+        fail(`${m.wrapped.length} number(s) wrapped onto two lines: ${shown.join('; ')}${m.wrapped.length > 3 ? '; …' : ''}`);
       }
       const charts = (m.mermaid.length ? `${m.mermaid.length} mermaid block(s), ${labels} chart text boxes` : 'no mermaid block (mermaid checks skipped)') +
         `, ${m.bars.length} text bar(s)`;
-      console.log(`render-comment: ${r.name}: ${m.beforeDetails} px above the first collapsed <details> (budget ${r.budget}), ` +
+      console.log(`render-comment: ${r.name}: first screen's content ends at ${m.screenEnd} px${r.screen ? ` (budget ${r.screen})` : ''}, ` +
+        `${m.beforeDetails} px above the first collapsed <details> (budget ${r.budget}), ` +
         `${m.beforeTail} px above the collapsed tail, ${m.height} px in all, ${m.collapsed} collapsed <details>, ${charts}; ${r.png}`);
       fs.mkdirSync(path.dirname(r.png), { recursive: true });
       await p.screenshot({ path: r.png, fullPage: true });

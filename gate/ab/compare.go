@@ -260,13 +260,19 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 	if !p.CheckFingerprint(&w, "the arms ran on different environments") {
 		return w, nil
 	}
+	// Both arms are screened even when the first fails, so the report
+	// lists every invalid trial of both (verdict.Compare does the same).
+	invalid := false
 	for _, arm := range []struct {
 		name, side string
 		r          *result.Result
 	}{{"A", "baseline", a}, {"B", "candidate", b}} {
 		if !p.ExcludeInvalid(&w, arm.r, arm.side, "arm "+arm.name) {
-			return w, nil
+			invalid = true
 		}
+	}
+	if invalid {
+		return w, nil
 	}
 	w.Status = verdict.Compared
 	return w, nil

@@ -72,6 +72,8 @@ func decide(c *verdict.Comparison, cells []*pairedCell, p *verdict.Policy) {
 		if cell.Outcome == verdict.Inconclusive && cell.Gated {
 			pc.limit(w, r)
 		}
+		// The interval the outcome was decided on, by verdict's one rule.
+		cell.Decision = verdict.DecisionFor(cell, la, k, w, pc.scale)
 	}
 }
 

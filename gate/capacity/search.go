@@ -22,6 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 
 	"github.com/perfgate/perfgate/gate/result"
 )
@@ -37,7 +39,22 @@ const (
 	// DefaultResolution stops the search once the bracket is within 2 %
 	// of its upper end: finer than the run-to-run noise of a short probe.
 	DefaultResolution = 0.02
+	// MaxTimeFactor bounds a rate search's time: its probes together
+	// take at most this many times the saturation probe's. A probe of n
+	// requests at rate x lasts at least n/x, so every halving of the
+	// rate doubles a probe's time; against a server that never meets
+	// the SLO the bisection would halve towards 0, each probe twice as
+	// long as the last (110-120 s a search, issue 20 item 5). With 32
+	// the search gets down to 1/16 of the saturation throughput and
+	// stops there; a healthy search needs 10-20 times.
+	MaxTimeFactor = 32
 )
+
+// ErrNothingServed says the saturation probe completed no request: the
+// server is down or fails every request (HTTP 500s), so there is no
+// capacity to search for, and a result claiming one would be a fake
+// measurement.
+var ErrNothingServed = errors.New("the saturation probe completed no request")
 
 // Measurement is what one probe measured.
 type Measurement struct {
@@ -51,6 +68,13 @@ type Measurement struct {
 	// failures, a saturated client); the probe still counts, since
 	// failures at overload are the server's, and the reason is recorded.
 	Invalid string
+	// DurationS is how long the probe took, in seconds; 0 when the
+	// Prober does not say (its time is then estimated from its request
+	// count and rate, for the search's time bound).
+	DurationS float64
+	// Errors counts the failed requests by kind, for the message of a
+	// search that could not start (ErrNothingServed).
+	Errors map[string]int
 }
 
 // Prober runs one probe: a short measured run at load, a rate in req/s or
@@ -110,43 +134,63 @@ type search struct {
 	lo, hi float64 // lo passes (0: unprobed), hi fails (0: none yet)
 	loP    *result.Probe
 	hiP    *result.Probe
+	// satS is the saturation probe's time and spentS the time of every
+	// probe so far, in seconds, for the time bound (MaxTimeFactor).
+	satS, spentS float64
+	satTotal     int
+	// errorsSeen are the saturation probe's failed requests by kind, for
+	// ErrNothingServed's message ("; errors: ...").
+	errorsSeen string
 }
 
 // Search runs one capacity search. Errors are the prober's (the tool or
-// the server failed outright, the context ended); a server that never
-// meets the SLO is a result, capacity 0 with a warning.
+// the server failed outright, the context ended) and ErrNothingServed (a
+// server that is down or fails every request); with an error Search
+// still returns the search so far, every probe it ran kept, for a result
+// that shows what was measured and is marked incomplete. A server that
+// serves but never meets the SLO is a result: capacity 0 with a warning,
+// the search bounded by MaxProbes and, over rate, MaxTimeFactor.
 func Search(ctx context.Context, p Prober, spec Spec) (*result.Capacity, error) {
 	s, err := withDefaults(spec)
 	if err != nil {
 		return nil, fmt.Errorf("capacity: %w", err)
 	}
 	st := &search{ctx: ctx, p: p, s: s, out: &result.Capacity{Over: s.Over, Target: s.GoodputShare}}
-	sat, err := st.probe(math.Inf(1))
-	if err != nil {
-		return nil, err
-	}
-	st.out.Saturation = sat.Throughput
-	if s.Over == result.OverConcurrency {
-		err = st.concurrency()
-	} else {
-		err = st.rate(sat)
-	}
-	if err != nil {
-		return nil, err
+	if err := st.run(); err != nil {
+		st.finish()
+		st.out.Converged = false
+		st.out.Warnings = append(st.out.Warnings, fmt.Sprintf("the search stopped after %d probe(s): %v", len(st.out.Probes), err))
+		return st.out, err
 	}
 	st.finish()
 	return st.out, nil
 }
 
+// run is the search: the saturation probe, then the bracket.
+func (st *search) run() error {
+	sat, err := st.probe(math.Inf(1))
+	if err != nil {
+		return err
+	}
+	st.out.Saturation = sat.Throughput
+	if !(sat.Throughput > 0) {
+		return fmt.Errorf("%w (%d sent%s): the server is down or failed every request; check that it answers the workload's requests", ErrNothingServed, sat.Total, st.errorsSeen)
+	}
+	st.satTotal, st.satS = sat.Total, st.spentS
+	if st.s.Over == result.OverConcurrency {
+		return st.concurrency()
+	}
+	return st.rate(sat)
+}
+
 // rate brackets a rate search: the saturation throughput is the first
 // upper end, doubled while probes there still pass.
 func (st *search) rate(sat *result.Probe) error {
-	if !(sat.Throughput > 0) {
-		st.out.Warnings = append(st.out.Warnings, "the saturation probe completed no request: nothing to search")
-		return nil
-	}
 	x := sat.Throughput
 	for len(st.out.Probes) < st.s.MaxProbes {
+		if st.outOfTime(x) {
+			return nil
+		}
 		pr, err := st.probe(x)
 		if err != nil {
 			return err
@@ -199,6 +243,8 @@ func (st *search) bisect(whole bool) error {
 		x := (st.lo + st.hi) / 2
 		if whole {
 			x = math.Floor(x)
+		} else if st.outOfTime(x) {
+			return nil
 		}
 		pr, err := st.probe(x)
 		if err != nil {
@@ -207,6 +253,42 @@ func (st *search) bisect(whole bool) error {
 		st.place(x, pr)
 	}
 	return nil
+}
+
+// probeTime is how long a rate probe at x takes: its measured time, or at
+// least its requests at that rate (the saturation probe's count: every
+// probe of a search sends the workload's requests).
+func (st *search) probeTime(x float64, m Measurement) float64 {
+	if m.DurationS > 0 {
+		return m.DurationS
+	}
+	if math.IsInf(x, 1) {
+		if m.Throughput > 0 {
+			return float64(m.Total) / m.Throughput
+		}
+		return 0
+	}
+	return float64(m.Total) / x
+}
+
+// outOfTime reports whether a rate probe at x would take the search past
+// MaxTimeFactor times the saturation probe's time, and if so says so in
+// a warning. The probe's time is estimated as the saturation probe's
+// requests at rate x, a lower bound.
+func (st *search) outOfTime(x float64) bool {
+	if !(st.satS > 0) || !(x > 0) {
+		return false
+	}
+	next := float64(st.satTotal) / x
+	budget := MaxTimeFactor * st.satS
+	if st.spentS+next <= budget {
+		return false
+	}
+	st.out.Warnings = append(st.out.Warnings, fmt.Sprintf(
+		"the search stopped before a probe at %s req/s: its %d requests would take about %.3gs, past the search's time bound "+
+			"(%d times the saturation probe's %.3gs, %.3gs in all; %.3gs spent): a capacity this far below the saturation throughput is not searched",
+		formatLoad(x), st.satTotal, next, MaxTimeFactor, st.satS, budget, st.spentS))
+	return true
 }
 
 // probe runs and records one probe.
@@ -218,6 +300,12 @@ func (st *search) probe(load float64) (*result.Probe, error) {
 	if err != nil {
 		what := fmt.Sprintf("%s %s", st.s.Over, formatLoad(load))
 		return nil, fmt.Errorf("capacity probe at %s: %w", what, err)
+	}
+	if st.s.Over == result.OverRate || math.IsInf(load, 1) {
+		st.spentS += st.probeTime(load, m)
+	}
+	if math.IsInf(load, 1) && len(m.Errors) > 0 {
+		st.errorsSeen = formatErrors(m.Errors)
 	}
 	pr := result.Probe{Load: load, Good: m.Good, Total: m.Total, Throughput: m.Throughput, Latency: m.Latency, Invalid: m.Invalid}
 	if math.IsInf(load, 1) {
@@ -238,4 +326,27 @@ func formatLoad(x float64) string {
 		return "inf"
 	}
 	return fmt.Sprintf("%.4g", x)
+}
+
+// formatErrors writes failed requests by kind, most frequent first, at
+// most three kinds: "; errors: 40 x http 500, 2 x timeout".
+func formatErrors(errs map[string]int) string {
+	kinds := make([]string, 0, len(errs))
+	for k := range errs {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if errs[kinds[i]] != errs[kinds[j]] {
+			return errs[kinds[i]] > errs[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	if len(kinds) > 3 {
+		kinds = kinds[:3]
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d x %s", errs[k], k)
+	}
+	return "; errors: " + strings.Join(parts, ", ")
 }

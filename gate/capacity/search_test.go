@@ -135,13 +135,15 @@ func TestSearchEdges(t *testing.T) {
 		}
 	})
 	t.Run("nothing completes at saturation", func(t *testing.T) {
+		// A dead server or one that fails every request: an error (the
+		// run fails), not a measured capacity of 0; the probe is kept.
 		c := &curve{share: cliff(5, 1), sat: 0, n: 100}
 		got, err := Search(context.Background(), c, Spec{})
-		if err != nil {
-			t.Fatal(err)
+		if !errors.Is(err, ErrNothingServed) {
+			t.Fatalf("err %v, want ErrNothingServed", err)
 		}
-		if len(got.Probes) != 1 || got.Capacity != 0 || len(got.Warnings) == 0 {
-			t.Errorf("got %+v, want one probe, capacity 0, a warning", got)
+		if len(got.Probes) != 1 || got.Capacity != 0 || got.Converged {
+			t.Errorf("got %+v, want the one probe kept, capacity 0, not converged", got)
 		}
 	})
 	t.Run("budget bounds the probes", func(t *testing.T) {
@@ -157,8 +159,12 @@ func TestSearchEdges(t *testing.T) {
 	t.Run("prober error", func(t *testing.T) {
 		boom := errors.New("server gone")
 		p := ProberFunc(func(context.Context, float64) (Measurement, error) { return Measurement{}, boom })
-		if _, err := Search(context.Background(), p, Spec{}); !errors.Is(err, boom) || !strings.Contains(err.Error(), "rate inf") {
+		got, err := Search(context.Background(), p, Spec{})
+		if !errors.Is(err, boom) || !strings.Contains(err.Error(), "rate inf") {
 			t.Errorf("err %v, want it wrapped with the probe's load", err)
+		}
+		if got == nil || len(got.Probes) != 0 {
+			t.Errorf("got %+v, want an empty search", got)
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {

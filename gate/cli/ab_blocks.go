@@ -111,7 +111,7 @@ func (x *abExperiment) run(ctx context.Context, order string, from int) error {
 		startup, err := x.block(ctx, arm, &b)
 		b.StartupS = startup.Seconds()
 		x.design.Blocks = append(x.design.Blocks, b)
-		if werr := x.write(); werr != nil {
+		if werr := x.write(false); werr != nil {
 			return werr
 		}
 		if err != nil {
@@ -221,8 +221,9 @@ func abValid(ts []result.Trial) int {
 }
 
 // write writes every result of both arms, each with the design so far:
-// dir/a/<cell>.json and dir/b/<cell>.json.
-func (x *abExperiment) write() error {
+// dir/a/<cell>.json and dir/b/<cell>.json. Until the final write every
+// file says incomplete (abOnDisk).
+func (x *abExperiment) write(final bool) error {
 	for i, a := range x.arms {
 		for _, r := range x.results[i] {
 			if r == nil {
@@ -232,7 +233,7 @@ func (x *abExperiment) write() error {
 			d := x.design
 			d.Blocks = append([]result.Block(nil), x.design.Blocks...)
 			r.AB = &d
-			if err := result.Write(filepath.Join(x.dir, a.name, result.FileName(r.Workload.Cell)), r); err != nil {
+			if err := result.Write(filepath.Join(x.dir, a.name, result.FileName(r.Workload.Cell)), abOnDisk(r, final)); err != nil {
 				return fmt.Errorf("ab: %w", err)
 			}
 		}

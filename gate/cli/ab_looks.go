@@ -59,6 +59,10 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 		x.look = look.Index - 1
 		runErr = x.run(ctx, order, have)
 	}
+	// The experiment is over: only now may a file say complete.
+	if err := x.write(true); err != nil {
+		return nil, err
+	}
 	out.Results = abNonNil(x.results[1])
 	for _, rs := range x.results {
 		for _, r := range abNonNil(rs) {
@@ -122,7 +126,7 @@ func abStopped(x *abExperiment, err error) {
 			}
 		}
 	}
-	if werr := x.write(); werr != nil {
+	if werr := x.write(false); werr != nil {
 		fmt.Fprintf(x.s.Err, "perfgate: %v\n", werr)
 	}
 }
@@ -147,7 +151,7 @@ func abCompare(x *abExperiment, p *abPlan, look verdict.Look, runErr error) (*ve
 	if err != nil {
 		return nil, exitf(ExitInvalid, "ab: %w", err)
 	}
-	if werr := x.write(); werr != nil {
+	if werr := x.write(false); werr != nil {
 		return nil, werr
 	}
 	return cmp, nil

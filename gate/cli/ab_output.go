@@ -32,6 +32,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 		Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
 		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{},
 		FullReport:    paths.report,
+		OutDir:        dir, // the comment names files relative to it
 		ServerFailure: serveReported(x.failure),
 		AB:            abReported(x, p),
 		Footer: fmt.Sprintf("perfgate %s · ab: %d blocks (%s), %d trial(s) per block, %d look(s)",
@@ -97,4 +98,26 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 // abReported is the experiment's design as the report shows it.
 func abReported(x *abExperiment, p *abPlan) *report.AB {
 	return &report.AB{Order: x.design.Order, Seed: x.design.Seed, Blocks: x.design.Blocks, Resident: p.resident}
+}
+
+// abOnDisk is r as a file written during the experiment holds it: before
+// the final write, a result that would say complete says incomplete, with
+// why. The files are rewritten after every block, so a SIGKILLed or twice
+// interrupted `perfgate ab` (no chance to mark them) left 12 of 16
+// blocks saying complete, and `baseline update` promoted them (issue 20
+// item 4). r itself is not changed: the experiment goes on with it.
+func abOnDisk(r *result.Result, final bool) *result.Result {
+	if final || !r.Complete {
+		return r
+	}
+	c := *r
+	c.Complete = false
+	blocks := 0
+	if r.AB != nil {
+		blocks = len(r.AB.Blocks)
+	}
+	c.IncompleteReason = fmt.Sprintf("the A/B experiment had not finished when this file was written (after block %d): "+
+		"a run that is killed or interrupted leaves it so, and half a balanced order is not a balanced order; "+
+		"rerun perfgate ab to finish the design", blocks)
+	return &c
 }

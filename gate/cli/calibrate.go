@@ -235,7 +235,7 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 	}
 	launch.Engine = eng
 	env, _ := server.ParseEnv(cfg.Server.Env) // serveRun reports a bad entry
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s)}
+	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s), ctx: ctx}
 	k := cfg.Calibrate.Restarts
 	var sessions []map[string]*result.Result
 	for i := 1; i <= k; i++ {

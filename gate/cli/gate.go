@@ -277,7 +277,7 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 		opts.MaxTrials = cfg.Trials.Max
 	}
 	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s)}
+	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s), ctx: ctx}
 	trials := gateTrials{kinds, fp}
 	if err := gatePreflight(ctx, trials, ms, baselines, p); err != nil {
 		return nil, err

@@ -38,6 +38,11 @@ func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome) g
 		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{},
 		FullReport: p.report,
 		Footer:     fmt.Sprintf("perfgate %s · %d look(s), %d extra trial(s)", Version, out.Looks, out.ExtraTrials),
+		// The header's head commit and runner, as GitHub Actions names them;
+		// files are named relative to the output directory (the artifact).
+		Head:   report.Revision{Commit: gateGetenv("GITHUB_SHA"), Ref: gateGetenv("GITHUB_HEAD_REF")},
+		Runner: gateGetenv("RUNNER_NAME"),
+		OutDir: dir,
 	}
 	for _, r := range out.Results {
 		d.Candidates[r.Workload.Cell] = r

@@ -156,7 +156,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	if _, err := loadgen.New(cfg); err != nil && o.url != "" {
 		return exitf(ExitInvalid, "run: --url: %w", err)
 	}
-	fp := &serveFingerprint{scrub: headerScrubber(s)}
+	fp := &serveFingerprint{scrub: headerScrubber(s), ctx: cmd.Context()}
 	var last *result.Result // the cell being run, for a launched server's log tail
 	cells := func(ctx context.Context, cfg loadgen.Config) error {
 		cfg.Hooks = serveHooks(cfg.URL)

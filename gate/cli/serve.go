@@ -126,13 +126,21 @@ type serveFingerprint struct {
 	env   map[string]string
 	fp    map[string]map[string]string
 	scrub *redact.Scrubber
+	// ctx, when set, bounds the tools the fingerprint runs (nvidia-smi):
+	// the command's context, so an interrupted run writes its results
+	// without waiting for a hanging tool.
+	ctx context.Context
 }
 
 func (g *serveFingerprint) get(srv result.Server) map[string]string {
 	key := srv.Version + "\x00" + srv.Model + "\x00" + srv.Engine
 	fp, ok := g.fp[key]
 	if !ok {
-		fp, _ = fingerprint.Collect(context.Background(), fingerprint.Options{
+		ctx := g.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		fp, _ = fingerprint.Collect(ctx, fingerprint.Options{
 			Environ: os.Environ, ServerEnv: g.env, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.argv, Engine: srv.Engine,
 		})
 		if g.fp == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/health"
 	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
@@ -36,7 +37,10 @@ func serveHealth(url string) loadgen.TrialHook {
 	if mode == "off" {
 		return nil
 	}
-	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group}
+	// What nvidia-smi and dmesg say can quote a command line: hide the
+	// secrets of this process's environment and arguments and the API key.
+	scrub := redact.ForProcess(os.Environ(), os.Args).With(runAPIKey())
+	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Scrub: scrub}
 	if host, local := healthLocal(url); !local {
 		k.SkipGPU = fmt.Sprintf("the server (%s) is not on this machine: its GPUs are not sampled, host health of the client only", host)
 	}

@@ -3,7 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 
+	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/workload"
 	"github.com/spf13/cobra"
 )
@@ -24,6 +26,14 @@ func newValidateCmd(s *Streams) *cobra.Command {
 			if err != nil {
 				n := validatePrint(s, err)
 				return exitf(ExitInvalid, "invalid workloads: %d problem(s)", n)
+			}
+			// What a run would refuse of the headers read from the
+			// environment (a secret too short to hide), where they are set.
+			if errs := loadgen.CheckEnvHeaders(ms, os.LookupEnv); len(errs) > 0 {
+				for _, e := range errs {
+					fmt.Fprintln(s.Err, e)
+				}
+				return exitf(ExitInvalid, "invalid workloads: %d problem(s)", len(errs))
 			}
 			for _, m := range ms {
 				fmt.Fprintf(s.Out, "ok  %s  %s  %d requests  (%s)\n", m.Cell, m.Hash[:12], len(m.Requests), m.Source)

@@ -151,6 +151,7 @@ func render(w io.Writer, o Options, base []*result.Result, out *pipeline.Outcome
 		Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
 		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{},
 		Footer: fmt.Sprintf("perfgate demo · simulated server, decode cost x%g", o.DecodeScale),
+		OutDir: o.Dir, // the comment names files relative to it
 	}
 	for _, r := range base {
 		d.Baselines[r.Workload.Cell] = r

@@ -51,6 +51,11 @@ func TestDemoCatchesDecodeSlowdown(t *testing.T) {
 	if !strings.HasPrefix(w.String(), "REGRESSION in decode-") {
 		t.Errorf("terminal report does not start with the verdict:\n%.200s", w.String())
 	}
+	// `make demo` prints three progress lines and three closing lines
+	// around the report: the whole stays within 40 lines (issue 23).
+	if n := strings.Count(w.String(), "\n"); n > 34 {
+		t.Errorf("terminal report of %d lines, at most 34:\n%s", n, w.String())
+	}
 	comment, err := os.ReadFile(out.CommentPath)
 	if err != nil || !strings.HasPrefix(string(comment), "### ❌ Regression in decode-") {
 		t.Errorf("comment %s: %v\n%.200s", out.CommentPath, err, comment)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -18,6 +19,13 @@ type Runner func(ctx context.Context, name string, args ...string) ([]byte, erro
 // ErrNotInstalled says a program is not installed (no nvidia-smi on a CPU
 // runner): the caller's Runner wraps it, since this package runs nothing.
 var ErrNotInstalled = errors.New("not installed")
+
+// ErrHung says a program did not answer within the Runner's bound once
+// in this run, so the Hook does not ask it again: a wedged driver hangs
+// every nvidia-smi, and asking at every sample made two trials take 480 s
+// (issue 20 item 6). A Runner reports a time-out of its own by wrapping
+// context.DeadlineExceeded.
+var ErrHung = errors.New("did not answer in time")
 
 // Defaults of a zero Hook.
 const (
@@ -57,11 +65,18 @@ type Hook struct {
 	// server's (it runs elsewhere): they are not sampled, and SkipGPU is
 	// recorded as Health.GPU.
 	SkipGPU string
+	// Scrub hides the secrets perfgate knows in what the tools print and
+	// in their errors, before anything of it is parsed, cut or recorded:
+	// nvidia-smi's error text and the kernel log can quote a process's
+	// command line (issue 20 item 10: the API key reached comment.md).
+	// Nil hides credential-shaped values only.
+	Scrub *redact.Scrubber
 
 	mu      sync.Mutex
-	legacy  bool   // the driver wants clocks_throttle_reasons
-	gpuOK   bool   // nvidia-smi answered once in this run
-	noGPU   string // why GPUs are not sampled in this run, once known
+	hung    map[string]error // programs not asked again (ErrHung)
+	legacy  bool             // the driver wants clocks_throttle_reasons
+	gpuOK   bool             // nvidia-smi answered once in this run
+	noGPU   string           // why GPUs are not sampled in this run, once known
 	atStart map[int]bool
 	cur     *trial
 	stop    context.CancelFunc
@@ -254,10 +269,10 @@ func (k *Hook) gpus(ctx context.Context) (gpus []result.GPUSample, apps []result
 	if skip {
 		return nil, nil, nil
 	}
-	out, err := k.Run(ctx, "nvidia-smi", "--query-gpu="+GPUQuery(legacy), "--format=csv,noheader,nounits")
-	if err != nil && !legacy && !errors.Is(err, ErrNotInstalled) {
+	out, err := k.run(ctx, "nvidia-smi", "--query-gpu="+GPUQuery(legacy), "--format=csv,noheader,nounits")
+	if err != nil && !legacy && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrHung) {
 		// Drivers before 535 know the reasons column by its old name.
-		if o2, err2 := k.Run(ctx, "nvidia-smi", "--query-gpu="+GPUQuery(true), "--format=csv,noheader,nounits"); err2 == nil {
+		if o2, err2 := k.run(ctx, "nvidia-smi", "--query-gpu="+GPUQuery(true), "--format=csv,noheader,nounits"); err2 == nil {
 			out, err, legacy = o2, nil, true
 		}
 	}
@@ -268,6 +283,11 @@ func (k *Hook) gpus(ctx context.Context) (gpus []result.GPUSample, apps []result
 	case errors.Is(err, ErrNotInstalled):
 		k.setNoGPU("no nvidia-smi on PATH: host health only")
 		return nil, nil, nil
+	case errors.Is(err, ErrHung) && !seenOK:
+		k.setNoGPU(err.Error() + ": host health only")
+		return nil, nil, nil
+	case errors.Is(err, ErrHung):
+		return nil, nil, []string{err.Error()}
 	case err != nil && !seenOK:
 		// Installed but failing from the start (no driver loaded): a CPU
 		// runner with the tools, host health only.
@@ -279,7 +299,7 @@ func (k *Hook) gpus(ctx context.Context) (gpus []result.GPUSample, apps []result
 	k.mu.Lock()
 	k.gpuOK, k.legacy = true, legacy
 	k.mu.Unlock()
-	out, err = k.Run(ctx, "nvidia-smi", "--query-compute-apps="+AppsQuery, "--format=csv,noheader,nounits")
+	out, err = k.run(ctx, "nvidia-smi", "--query-compute-apps="+AppsQuery, "--format=csv,noheader,nounits")
 	if err == nil {
 		apps, err = ParseApps(out)
 	}
@@ -324,7 +344,7 @@ func (k *Hook) dmesgNote(err error) string {
 // xidMark reads the kernel log at the trial's start: the time of its last
 // Xid, after which the end's reading looks.
 func (k *Hook) xidMark(ctx context.Context, tr *trial) (float64, bool) {
-	out, err := k.Run(ctx, "dmesg")
+	out, err := k.run(ctx, "dmesg")
 	if err != nil {
 		tr.h.XidNote = k.dmesgNote(err)
 		return 0, false
@@ -338,7 +358,7 @@ func (k *Hook) xidMark(ctx context.Context, tr *trial) (float64, bool) {
 
 // xidSince records the Xid errors logged after the start's mark.
 func (k *Hook) xidSince(ctx context.Context, tr *trial) {
-	out, err := k.Run(ctx, "dmesg")
+	out, err := k.run(ctx, "dmesg")
 	if err != nil {
 		tr.h.XidNote = k.dmesgNote(err)
 		return

@@ -23,6 +23,7 @@ type fakeRunner struct {
 	apps     string
 	dmesg    string
 	dmesgErr error
+	smiErr   error // every nvidia-smi call fails with it
 	calls    map[string]int
 }
 
@@ -39,6 +40,8 @@ func (f *fakeRunner) run(_ context.Context, name string, args ...string) ([]byte
 		return []byte(f.dmesg), f.dmesgErr
 	case f.noSMI:
 		return nil, fmt.Errorf("exec: %q: %w", name, ErrNotInstalled)
+	case f.smiErr != nil:
+		return nil, f.smiErr
 	case strings.HasPrefix(args[0], "--query-gpu="):
 		if f.legacy && strings.Contains(args[0], "clocks_event_reasons") {
 			return nil, errors.New(`exit status 2 Field "clocks_event_reasons.active" is not a valid field to query.`)

@@ -32,6 +32,9 @@ func (r *Runner) resolveHeaders(m *workload.Manifest) (http.Header, []string, er
 			if strings.ContainsAny(v, "\r\n\x00") {
 				return nil, nil, fmt.Errorf("workload %s: header %s: environment variable %s holds a line break or NUL", m.Cell, hd.Name, hd.Env)
 			}
+			if err := checkEnvHeader(m, hd, v); err != nil {
+				return nil, nil, err
+			}
 			secrets = append(secrets, v)
 		}
 		h.Set(hd.Name, v)

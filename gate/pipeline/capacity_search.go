@@ -42,7 +42,8 @@ func (p *prober) Probe(ctx context.Context, load float64) (capacity.Measurement,
 	p.trials = append(p.trials, t)
 	total := t.Completed + t.Failed
 	good := int(math.Round(t.Values["goodput_ratio"] * float64(total)))
-	ms := capacity.Measurement{Good: good, Total: total, Throughput: t.Values["request_throughput"], Invalid: t.InvalidReason}
+	ms := capacity.Measurement{Good: good, Total: total, Throughput: t.Values["request_throughput"], Invalid: t.InvalidReason,
+		DurationS: t.DurationS, Errors: t.Errors}
 	for _, id := range probeLatency {
 		if v, ok := t.Values[id]; ok {
 			if ms.Latency == nil {
@@ -74,6 +75,13 @@ func (c Capacity) searches(ctx context.Context, m *workload.Manifest, res *resul
 		if err != nil {
 			err = fmt.Errorf("%s: trial %d: %w", m.Cell, len(res.Trials), err)
 			res.Complete, res.IncompleteReason = false, err.Error()
+			// Keep the probes that ran: an interrupted or failed search
+			// is an invalid trial, never a lost one.
+			if found != nil && len(found.Probes) > 0 {
+				t := searchTrial(len(res.Trials), m, found, p.trials)
+				t.Valid, t.InvalidReason = false, "the capacity search did not finish: "+err.Error()
+				res.Trials = append(res.Trials, t)
+			}
 			return err
 		}
 		res.Trials = append(res.Trials, searchTrial(len(res.Trials), m, found, p.trials))

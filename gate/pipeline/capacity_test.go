@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/capacity"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -135,18 +136,23 @@ func TestCapacityOverConcurrency(t *testing.T) {
 	}
 }
 
-// TestCapacityFailedProbeIsData: a probe in which every request failed
-// (an overloaded server refusing work) is a share of 0, not a failed run.
-func TestCapacityFailedProbeIsData(t *testing.T) {
+// TestCapacityNothingServedFails: a saturation probe in which every
+// request failed (a server down, or failing everything with HTTP 500)
+// leaves nothing to search: the run fails and its result is incomplete
+// (it once said complete and exited 0, issue 20 item 5), and the search
+// is kept as an invalid trial with its probe. A later probe in which
+// every request failed is still data, a share of 0 (the search tests).
+func TestCapacityNothingServedFails(t *testing.T) {
 	q := &queueServer{mu: 30, fail: true}
 	m := manifestOf(t, fakeCapacity)
 	res := &result.Result{Complete: true}
-	if err := (Capacity{Serving: q}).RunTrials(context.Background(), m, res, 1); err != nil {
-		t.Fatal(err)
+	err := (Capacity{Serving: q}).RunTrials(context.Background(), m, res, 1)
+	if !errors.Is(err, capacity.ErrNothingServed) || res.Complete {
+		t.Fatalf("err %v, complete %v: want ErrNothingServed and an incomplete result", err, res.Complete)
 	}
 	tr := res.Trials[0]
 	if tr.Valid || tr.Values["capacity_rps"] != 0 || len(tr.Capacity.Probes) != 1 {
-		t.Errorf("trial %+v: want an invalid trial (the saturation probe completed nothing) with capacity 0 after one probe", tr)
+		t.Errorf("trial %+v: want an invalid trial with capacity 0 after one probe", tr)
 	}
 }
 

@@ -18,7 +18,11 @@
 //     nothing.
 //   - Known values (Scrubber): the values of secret variables in the
 //     environment and of secret flags, searched for in free text such as
-//     a server's log tail or an error body, where no name marks them.
+//     a server's log tail or an error body, where no name marks them, as
+//     they are and in the escaped forms such text holds them in (JSON
+//     strings, Python reprs, URLs: see forms).
+//
+// Every rule is idempotent: redacting redacted text changes nothing.
 //
 // The package imports only the standard library, so any package of the
 // module may use it.

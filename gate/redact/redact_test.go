@@ -121,6 +121,9 @@ func TestArgv(t *testing.T) {
 		{[]string{"pip", "install", "scikit-learn", "hf_transfer", "task-abcdefghijklmnopqrstuvwxyz"}, []string{"pip", "install", "scikit-learn", "hf_transfer", "task-abcdefghijklmnopqrstuvwxyz"}, nil},
 		// Already redacted: a no-op.
 		{[]string{"--api-key", P, "--url", "http://" + P + "@h:1/", "X=--api-key " + P}, []string{"--api-key", P, "--url", "http://" + P + "@h:1/", "X=--api-key " + P}, nil},
+		// A scheme-less URL redacted before is read back, not hidden whole
+		// (issue 20, FuzzArgv's "//0@0://").
+		{[]string{"//0@0://"}, []string{"//" + P + "@0://"}, []string{"0"}},
 		{nil, nil, nil},
 	}
 	for _, tt := range tests {

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"io"
-	"net/url"
 	"sort"
 	"strings"
 )
@@ -40,7 +39,7 @@ func (s *Scrubber) With(values ...string) *Scrubber {
 	seen := map[string]bool{}
 	var out []string
 	add := func(v string) {
-		if len(v) >= MinScrubLen && v != Placeholder && !seen[v] {
+		if len(v) >= MinScrubLen && !placeholderOnly(v) && !seen[v] {
 			seen[v] = true
 			out = append(out, v)
 		}
@@ -51,9 +50,14 @@ func (s *Scrubber) With(values ...string) *Scrubber {
 		}
 	}
 	for _, v := range values {
-		add(v)
-		// The same secret as it appears in a URL or a form body.
-		add(url.QueryEscape(v))
+		if len(v) < MinScrubLen {
+			continue
+		}
+		// The value itself and as it appears escaped: in a URL or a
+		// form body, in a JSON string, in a Python repr (see forms).
+		for _, f := range forms(v) {
+			add(f)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return &Scrubber{values: out}
@@ -67,9 +71,43 @@ func (s *Scrubber) Len() int {
 	return len(s.values)
 }
 
+// Longest is the length of the longest value s searches for, in any of
+// its forms: a writer that must cut text it cannot scrub whole keeps that
+// many bytes back from the cut.
+func (s *Scrubber) Longest() int {
+	if s == nil || len(s.values) == 0 {
+		return 0
+	}
+	return len(s.values[0])
+}
+
 // String returns text with every known value and every credential-shaped
 // value replaced by Placeholder.
+//
+// Scrubbing twice changes nothing more (String(String(x)) == String(x)):
+// a placeholder put in can, with the text around it, spell a value again
+// ("…d]" + "abc" for a value "d]abc"), so String repeats until nothing
+// changes; values that are only placeholder text are never searched for
+// (placeholderOnly), which is what makes the repetition end.
 func (s *Scrubber) String(text string) string {
+	for i := 0; i < maxPasses; i++ {
+		next := s.once(text)
+		if next == text {
+			break
+		}
+		text = next
+	}
+	return text
+}
+
+// maxPasses bounds String's repetition. Each pass that changes the text
+// replaces at least one character that was not placeholder text, and a
+// real log needs one pass; the bound only stops a pathological input
+// from costing more than a few passes.
+const maxPasses = 8
+
+// once is one pass of String.
+func (s *Scrubber) once(text string) string {
 	if s != nil {
 		for _, v := range s.values {
 			if strings.Contains(text, v) {
@@ -78,6 +116,14 @@ func (s *Scrubber) String(text string) string {
 		}
 	}
 	return Text(text)
+}
+
+// placeholderOnly reports whether v occurs in a run of placeholders
+// ("redacted", "d][redac"): searching for it would replace the
+// placeholders themselves, again at every pass. Such a value cannot be
+// told from the placeholders that hide everything else.
+func placeholderOnly(v string) bool {
+	return strings.Contains(strings.Repeat(Placeholder, len(v)/len(Placeholder)+2), v)
 }
 
 // Error returns err with a scrubbed message; errors.Is and errors.As still

@@ -45,26 +45,97 @@ func Text(s string) string {
 // text is Text, also returning the values it hid.
 func text(s string) (string, []string) {
 	var found []string
-	s = credentialRe.ReplaceAllStringFunc(s, func(m string) string {
-		found = append(found, m)
-		return Placeholder
-	})
-	s = replaceAssigned(s, &found)
-	s = replaceSubmatch(bearerRe, s, func(m []string, at []int) string {
-		if hidden(s, at[3]) {
-			return m[0]
-		}
-		found = append(found, m[3])
-		return m[1] + m[2] + Placeholder
-	})
-	s = replaceSubmatch(userinfoRe, s, func(m []string, at []int) string {
-		if hidden(s, at[2]) {
-			return m[0]
-		}
-		found = append(found, m[2])
-		return m[1] + Placeholder + "@"
-	})
+	if mayHaveCredential(s) {
+		s = credentialRe.ReplaceAllStringFunc(s, func(m string) string {
+			found = append(found, m)
+			return Placeholder
+		})
+	}
+	if mayHaveSecretName(s) {
+		s = replaceAssigned(s, &found)
+	}
+	if mayHaveScheme(s) {
+		s = replaceSubmatch(bearerRe, s, func(m []string, at []int) string {
+			if hidden(s, at[3]) {
+				return m[0]
+			}
+			found = append(found, m[3])
+			return m[1] + m[2] + Placeholder
+		})
+	}
+	if strings.Contains(s, "://") && strings.Contains(s, "@") {
+		s = replaceSubmatch(userinfoRe, s, func(m []string, at []int) string {
+			if hidden(s, at[2]) {
+				return m[0]
+			}
+			found = append(found, m[2])
+			return m[1] + Placeholder + "@"
+		})
+	}
 	return s, found
+}
+
+// credentialPrefixes are the literal starts of every credentialRe
+// alternative: text holding none of them cannot match, and a search with
+// strings.Contains is far cheaper than the regular expression, which the
+// launcher runs over every line a server logs.
+var credentialPrefixes = []string{
+	"sk-", "sk_live_", "sk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"hf_", "glpat-", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "AKIA", "ASIA", "eyJ",
+}
+
+// mayHaveCredential reports whether s holds a prefix of credentialRe.
+func mayHaveCredential(s string) bool {
+	for _, p := range credentialPrefixes {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHaveScheme reports whether s may hold bearerRe's "bearer" or
+// "basic" in any case. Outside ASCII it always may: (?i) folds the long
+// s (U+017F) to s.
+func mayHaveScheme(s string) bool {
+	if !isASCII(s) {
+		return true
+	}
+	l := strings.ToLower(s)
+	return strings.Contains(l, "bearer") || strings.Contains(l, "basic")
+}
+
+// nameHints are what every name Name calls secret contains, in lower
+// case: its words ending in KEY, TOKEN, SECRET, PASSWORD, PASSWD,
+// PASSPHRASE, CREDENTIAL, AUTHORIZATION, COOKIE, or being AUTH, PASS,
+// PAT or PWD. Text with none of them holds no secret assignment, and
+// replaceAssigned's expression, matched at every ":" and "=", is the
+// costliest part of Text.
+var nameHints = []string{"key", "token", "secret", "pass", "credential", "auth", "pat", "pwd", "cookie"}
+
+// mayHaveSecretName reports whether s may hold a name Name calls secret.
+// Outside ASCII it always may: Name upper-cases words, and "ſ" and "ı"
+// become S and I.
+func mayHaveSecretName(s string) bool {
+	if !isASCII(s) {
+		return true
+	}
+	l := strings.ToLower(s)
+	for _, h := range nameHints {
+		if strings.Contains(l, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // replaceAssigned hides the values of secret assignments (assignRe). A

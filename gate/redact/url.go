@@ -16,12 +16,13 @@ func URL(raw string) string {
 }
 
 func redactURL(raw string) (string, []string) {
-	// A URL redacted before ("http://[redacted]@host") is not valid
-	// syntax; read it with a stand-in user so redacting twice is a no-op.
-	const again = "://" + Placeholder + "@"
+	// A URL redacted before ("http://[redacted]@host", or without a
+	// scheme "//[redacted]@host") is not valid syntax; read it with a
+	// stand-in user so redacting twice is a no-op.
+	const again = "//" + Placeholder + "@"
 	redone := strings.Contains(raw, again)
 	if redone {
-		raw = strings.Replace(raw, again, "://redacted@", 1)
+		raw = strings.Replace(raw, again, "//redacted@", 1)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

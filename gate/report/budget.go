@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/perfgate/perfgate/gate/verdict"
 	"strings"
 )
 
@@ -112,6 +113,14 @@ func defaultTrimmedNote(fullReport, artifact string) func([]string) string {
 	}
 }
 
+// FirstScreenLines is how many visible lines (as VisibleLines counts them)
+// fit GitHub's first screen, 900 px at its 780 px comment column: a table
+// row draws about 37 px, a line of text about 24 px plus margins. An
+// undecided or A/A comment must show its verdict, its ordered list and
+// what would decide each undecided metric within it (issue 23); the render
+// test measures the same in Chromium.
+const FirstScreenLines = 24
+
 // VisibleLines is the length budget of a PR comment above its collapsed
 // details: at most this many lines stay visible (not inside <details>,
 // a collapsed section counting as its one summary line, blank lines and
@@ -147,18 +156,18 @@ func visibleLines(md string) int {
 // such table closed (parts, whose tables part is tables), then adds the
 // tables one by one, and replaces tables' versions with the chosen
 // rendering.
-func openTables(d *Data, notes *footnotes, parts []*part, tables *part) {
+func openTables(d *Data, c *verdict.Comparison, parts []*part, tables *part) {
 	lines := visibleLines(joinFirst(parts))
 	open := 0
 	for _, w := range regressedWorkloads(d.Comparison) {
-		t := visibleLines(workloadTable(w.Workload, w.cells, notes, armsOf(d)) + serverContext(d, w.Workload.Cell))
+		t := visibleLines(workloadTable(w.Workload, w.cells, c, armsOf(d)) + serverContext(d, w.Workload.Cell))
 		if open > 0 && lines+t > VisibleLines {
 			break
 		}
 		open++
 		lines += t
 	}
-	tables.versions = tablesPart(d, notes, open).versions
+	tables.versions = tablesPart(d, c, open).versions
 }
 
 // joinFirst joins the fullest versions of the parts.

@@ -57,6 +57,23 @@ type Data struct {
 	// (full report, raw results) is kept: the Action uploads it as a
 	// workflow artifact, listed on the run page at URL. The footer links it.
 	Artifact Artifact
+	// Head is the candidate's commit, as the CI names it (GITHUB_SHA); the
+	// header reads "base `1a2b3c4` (main, 2 days before this run) → head
+	// `def5678`". Empty when unknown.
+	Head Revision
+	// Runner names the machine the candidate ran on (RUNNER_NAME); "" when
+	// unknown.
+	Runner string
+	// OutDir is the output directory the artifact holds: a path under it
+	// is shown relative to it, and any other absolute path by its file name
+	// only, so no path of the runner's disk reaches a comment.
+	OutDir string
+}
+
+// Revision is a commit and the branch or ref it was on.
+type Revision struct {
+	Commit string
+	Ref    string
 }
 
 // Artifact names an uploaded copy of the output directory.
@@ -109,23 +126,29 @@ func headline(d *Data) string {
 	if d.RunError != "" {
 		return "Run failed: " + d.RunError + " (partial results, not a pass)"
 	}
+	reg, inc, _ := listedCells(c)
 	switch c.Verdict {
 	case verdict.Regression:
-		s := "Regression in " + cellSummary(c.Headline, armsOf(d))
+		// The list's row 1: the one ordering of the report (severity).
+		top := c.Headline
+		if len(reg) > 0 {
+			top = reg[0].cell
+		}
+		s := "Regression in " + cellSummary(top, armsOf(d))
 		if c.Regressions > 1 {
 			s += fmt.Sprintf("; %d regressed metrics in all", c.Regressions)
 		}
 		return s
 	case verdict.Inconclusive:
-		s := "Inconclusive"
-		if c.Headline != nil {
-			s += ": " + cellSummary(c.Headline, armsOf(d))
-		}
 		budget := "the trial budget"
 		if paired(d) {
 			budget = "the blocks run"
 		}
-		return s + fmt.Sprintf("; %d of %d gated metrics undecided within %s", c.Inconclusives, c.Family, budget)
+		s := fmt.Sprintf("Inconclusive: %d of %d gated metrics undecided within %s", c.Inconclusives, c.Family, budget)
+		if len(inc) > 0 {
+			s += "; " + closest(inc[0].cell)
+		}
+		return s
 	case verdict.Invalid:
 		return "Invalid: " + invalidSummary(c)
 	case verdict.Pass:
@@ -138,15 +161,39 @@ func headline(d *Data) string {
 	return strings.ToUpper(string(c.Verdict[:1])) + string(c.Verdict[1:])
 }
 
-// cellSummary is "cell: TPOT p50 +7.9 % (90 % CI +6.1 to +9.8 %), 5 vs 5
-// trials" ("8 vs 8 blocks" for a paired experiment).
+// closest names the undecided cell closest to failing (the undecided
+// list's row 1) by how far it could be worse, never by an improvement: "closest to
+// failing: w: TTFT p99 +4.1 % (family-wise CI -2.0 to +10.3 %) against a
+// 6 % tolerance", or, when no undecided cell measured worse, "none
+// measured worse; w: TTFT p99 could be up to +12.0 % against 6 %".
+func closest(cell *verdict.Cell) string {
+	_, hi, _, _ := decisionOf(cell)
+	if cell.Baseline.N == 0 || cell.Candidate.N == 0 {
+		return fmt.Sprintf("%s: %s is missing from one run", cell.Workload, cell.Label)
+	}
+	if cell.Worse > 0 {
+		return fmt.Sprintf("closest to failing: %s: %s %s (%s CI %s) against a %s tolerance", cell.Workload, cell.Label, Change(cell), intervalName(cell), Interval(cell), Tolerance(cell))
+	}
+	return fmt.Sprintf("none measured worse; %s: %s could still be up to %s worse against a %s tolerance", cell.Workload, cell.Label, worseText(cell, hi), Tolerance(cell))
+}
+
+// worseText formats a direction-adjusted value as "worse by" does.
+func worseText(cell *verdict.Cell, w float64) string {
+	if cell.Absolute {
+		return Points(w)
+	}
+	return Percent(w)
+}
+
+// cellSummary is "cell: TPOT p50 +7.9 % (family-wise 99.8 % CI +6.1 to
+// +9.8 %), 5 vs 5 trials" ("8 vs 8 blocks" for a paired experiment).
 func cellSummary(cell *verdict.Cell, n arms) string {
 	if cell == nil {
 		return "(no cell)"
 	}
 	w := verdict.Workload{BaselineTrials: cell.Baseline.N, CandidateTrials: cell.Candidate.N}
 	return fmt.Sprintf("%s: %s %s (%s CI %s), %s",
-		cell.Workload, cell.Label, Change(cell), level(cell.CILevel), Interval(cell), n.counts(w, []*verdict.Cell{cell}, false))
+		cell.Workload, cell.Label, Change(cell), intervalName(cell), Interval(cell), n.counts(w, []*verdict.Cell{cell}, false))
 }
 
 func level(l float64) string {
@@ -203,9 +250,11 @@ func Change(cell *verdict.Cell) string {
 	return Percent(cell.Change)
 }
 
-// Interval formats the cell's confidence interval with the change's sign.
+// Interval formats the interval the cell's outcome was decided on (see
+// shown) with the change's sign.
 func Interval(cell *verdict.Cell) string {
-	lo, hi := natural(cell, cell.CILow), natural(cell, cell.CIHigh)
+	l, h, _, _ := decisionOf(cell)
+	lo, hi := natural(cell, l), natural(cell, h)
 	if lo > hi {
 		lo, hi = hi, lo
 	}

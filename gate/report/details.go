@@ -62,10 +62,7 @@ func noisePart(d *Data) string {
 			fmt.Fprintf(&b, "| Workload | Metric | %s CV | %s CV | Noise | Detectable change | Tolerance |\n|---|---|--:|--:|---|--:|--:|\n", armsOf(d).base, armsOf(d).cand)
 		}
 		n++
-		mde := Percent(cell.MDE)
-		if cell.Absolute {
-			mde = Points(cell.MDE)
-		}
+		mde := mdcText(cell)
 		if cell.MDE > cell.Tolerance {
 			mde += " ⚠️"
 		}
@@ -91,6 +88,20 @@ func noisePart(d *Data) string {
 		more = "blocks"
 	}
 	return details("Noise and minimum detectable change", "A change smaller than the detectable change cannot be called a regression at this look; ⚠️ marks cells where that is more than the tolerance (add "+more+").\n\n"+b.String())
+}
+
+// mdcText is a cell's minimum detectable change as the noise table shows
+// it: "9.1 %", "0.50 pp", and for one above 100 % "over 100 %" (a number
+// like 1,955.8 % only tells the reader to stop trusting the table; what it
+// says is that not even a doubling can be found).
+func mdcText(cell *verdict.Cell) string {
+	switch {
+	case cell.Absolute:
+		return Points(cell.MDE)
+	case cell.MDE > 100:
+		return "over 100 %"
+	}
+	return Percent(cell.MDE)
 }
 
 // spread formats an arm's coefficient of variation (or standard deviation

@@ -64,7 +64,7 @@ func workloadFacts(d *Data, cell string) string {
 		m := metrics.MustLookup(id)
 		row(m.ID+" ("+m.Unit+")", func(r *result.Result) string { return strings.Trim(medianValue(r, id), "–") })
 	}
-	fmt.Fprintf(&s, "| Raw JSON | %s | %s |\n", pathCell(d.BaselinePaths[cell]), pathCell(d.ResultPaths[cell]))
+	fmt.Fprintf(&s, "| Raw JSON | %s | %s |\n", pathCell(shownPath(d, d.BaselinePaths[cell])), pathCell(shownPath(d, d.ResultPaths[cell])))
 	return s.String()
 }
 

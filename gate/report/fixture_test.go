@@ -3,10 +3,12 @@ package report
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 	"time"
 
@@ -69,9 +71,17 @@ func synthCV(rng *rand.Rand, cell, hash string, n int, scale map[string]float64,
 	} else {
 		r.Provenance = &result.Provenance{GitSHA: "1a2b3c4d", GitRef: "refs/heads/main", PromotedAt: fixtureStart.Add(time.Hour), How: "perfgate baseline update --from results/"}
 	}
+	ids := make([]string, 0, len(base))
+	for id := range base {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
 	for i := 0; i < n; i++ {
 		t := result.Trial{Index: i, Valid: true, Completed: 64, DurationS: 26, Values: map[string]float64{}}
-		for id, v := range base {
+		// In a fixed order: ranging over the map would draw the generator
+		// in a random order and make every regeneration differ.
+		for _, id := range ids {
+			v := base[id]
 			f := scale[id]
 			if f == 0 {
 				f = 1
@@ -109,11 +119,61 @@ func fixtureScenarios() map[string]func(*rand.Rand) (b, c []*result.Result) {
 			c = []*result.Result{synth(rng, "a", "h1", 5, nil, true), synth(rng, "changed", "new", 5, nil, true), synth(rng, "new-workload", "h9", 5, nil, true)}
 			return b, c
 		},
+		// An A/A comparison: the same build on both sides, four workloads of
+		// five trials whose tail percentiles scatter widely (CV about 25 %),
+		// as a small smoke workload's do.
+		"aa": func(rng *rand.Rand) (b, c []*result.Result) {
+			for i, cell := range []string{"smoke-chat-c4", "smoke-burst-c4", "smoke-prefix-c8", "smoke-long-c2"} {
+				hash := fmt.Sprintf("aa%d", i)
+				b = append(b, noisyTails(rng, synthCV(rng, cell, hash, 5, nil, false, 0.03), 0.25))
+				c = append(c, noisyTails(rng, synthCV(rng, cell, hash, 5, nil, true, 0.03), 0.25))
+			}
+			return b, c
+		},
+		// A workload the load generator saturated in both arms (more than a
+		// quarter of the baseline's trials invalid) next to one that passed:
+		// the verdict is invalid, and the comment says why above the fold.
+		"saturated": func(rng *rand.Rand) (b, c []*result.Result) {
+			b = []*result.Result{synthCV(rng, "chat-1k", "h3", 5, nil, false, 0.01), synth(rng, "poisson-r20", "h5", 5, nil, false)}
+			c = []*result.Result{synthCV(rng, "chat-1k", "h3", 5, nil, true, 0.01), synth(rng, "poisson-r20", "h5", 5, nil, true)}
+			for _, i := range []int{1, 2, 4} {
+				b[1].Trials[i].Valid, b[1].Trials[i].InvalidReason = false, "client saturated: dispatch lag p99 26.5 ms > 10 ms"
+			}
+			c[1].Trials[3].Valid, c[1].Trials[3].InvalidReason = false, "client saturated: dispatch lag p99 12.1 ms > 10 ms"
+			return b, c
+		},
 		"inconclusive": func(rng *rand.Rand) (b, c []*result.Result) {
 			edge := map[string]float64{"ttft_ms.p99": 1.05}
 			return []*result.Result{synth(rng, "rag-32k", "h4", 2, nil, false)}, []*result.Result{synth(rng, "rag-32k", "h4", 2, edge, true)}
 		},
 	}
+}
+
+// noisyTails scatters r's p99 metrics by a further log-normal factor of
+// spread cv per trial, as few requests per trial make a tail percentile
+// scatter.
+func noisyTails(rng *rand.Rand, r *result.Result, cv float64) *result.Result {
+	for _, t := range r.Trials {
+		for _, id := range []string{"ttft_ms.p99", "tpot_ms.p99", "itl_ms.p99", "e2el_ms.p99"} {
+			t.Values[id] *= math.Exp(cv * rng.NormFloat64())
+		}
+	}
+	return r
+}
+
+// fixturePolicy is the policy a scenario is compared under: the default,
+// with no between-session noise assumed where both arms are meant as one
+// server session (a scenario about a clear regression or a clear pass
+// must not turn undecided by the documented default between-session CV);
+// the A/A and inconclusive scenarios keep the default, uncalibrated one.
+func fixturePolicy(name string) verdict.Policy {
+	p := verdict.DefaultPolicy()
+	switch name {
+	case "aa", "inconclusive":
+	default:
+		p.AssumedBetween = map[string]float64{"*": 0}
+	}
+	return p
 }
 
 func TestFixtures(t *testing.T) {
@@ -123,7 +183,7 @@ func TestFixtures(t *testing.T) {
 	writeABFixtures(t)
 	for name, gen := range fixtureScenarios() {
 		b, c := gen(rand.New(rand.NewPCG(1, 2)))
-		cmp, err := verdict.Compare(b, c, verdict.DefaultPolicy(), verdict.Look{})
+		cmp, err := verdict.Compare(b, c, fixturePolicy(name), verdict.Look{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -149,7 +209,8 @@ func loadFixture(t *testing.T, name string) *Data {
 		t.Fatalf("%s: %v", name, err)
 	}
 	d := &Data{Comparison: f.Comparison, Profile: "h100-qwen3-8b", Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
-		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{}, FullReport: "perfgate-out/report.md"}
+		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{}, FullReport: "perfgate-out/report.md",
+		Head: Revision{Commit: "def5678e9a0b1c2d", Ref: "refs/pull/42/merge"}, Runner: "gpu-h100-3"}
 	for _, r := range f.Candidates {
 		d.Candidates[r.Workload.Cell] = r
 		d.ResultPaths[r.Workload.Cell] = "perfgate-out/results/" + result.FileName(r.Workload.Cell)

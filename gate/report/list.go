@@ -28,7 +28,8 @@ func severity(c *verdict.Cell) float64 {
 }
 
 // listedCells are the gated regressed cells then the gated undecided
-// ones, each most severe first; the first MaxBars cells in percent that
+// ones, each most severe first (the report's one ordering: the headline is
+// row 1); the first MaxBars regressed cells in percent that
 // are worse by a finite amount are marked for a bar (cells in points get
 // none: a point is not a percent, and the column has one scale). full is
 // the scale: the largest barred value.
@@ -49,7 +50,7 @@ func listedCells(c *verdict.Comparison) (reg, inc []listed, full float64) {
 		sort.SliceStable(l, func(i, j int) bool { return severity(l[i].cell) > severity(l[j].cell) })
 	}
 	bars := 0
-	for _, l := range [][]listed{reg, inc} {
+	for _, l := range [][]listed{reg} {
 		for i := range l {
 			w := worseBy(l[i].cell)
 			if bars < MaxBars && !l[i].cell.Absolute && w > 0 && !math.IsInf(w, 0) {
@@ -63,59 +64,71 @@ func listedCells(c *verdict.Comparison) (reg, inc []listed, full float64) {
 }
 
 // listPart is the compact list at the top of the comment: every regressed
-// cell (workload, metric, change with interval, tolerance, worse by with
-// its bar, trend, baseline), then every undecided one collapsed.
+// cell (workload, metric, change with the interval it was decided on,
+// tolerance, worse by with its bar, trend, baseline when the workloads'
+// differ), the legend, then the undecided cells with what would decide
+// each (undecidedPart).
 func listPart(d *Data) string {
 	reg, inc, full := listedCells(d.Comparison)
+	if len(reg)+len(inc) == 0 {
+		return ""
+	}
 	barred := 0
-	for _, l := range append(append([]listed{}, reg...), inc...) {
+	for _, l := range reg {
 		if l.bar {
 			barred++
 		}
 	}
-	if len(reg)+len(inc) == 0 {
-		return ""
-	}
 	trend := d.History != nil
-	// An A/B experiment has no stored baseline: no baseline is named.
-	shared, column := "", !paired(d)
-	if column {
-		shared = sharedBaseline(d, append(append([]listed{}, reg...), inc...))
-		column = shared == ""
-	}
+	// An A/B experiment has no stored baseline: no baseline is named. The
+	// header names a baseline every workload shares; a column only when
+	// they differ and some is known.
+	column := !paired(d) && sharedBaseline(d, append(append([]listed{}, reg...), inc...)) == "" && anyBaseline(d, reg)
 	var b strings.Builder
 	n := 0
 	if len(reg) > 0 {
-		fmt.Fprintf(&b, "\n**%d regressed metric(s)**", len(reg))
-		if shared != "" {
-			fmt.Fprintf(&b, " · baseline %s", shared)
+		fmt.Fprintf(&b, "\n**%d regressed metric(s)**, most severe first\n\n", len(reg))
+		open := reg[:min(len(reg), MaxBars)]
+		b.WriteString(listTable(d, open, &n, trend, column, full))
+		// Beyond the barred rows the list is collapsed, so the first screen
+		// holds the verdict, the worst regressions and what decides each
+		// undecided metric however many regressed (the demo's list varies
+		// from 9 to 22 rows between runs).
+		if rest := reg[len(open):]; len(rest) > 0 {
+			b.WriteString(details(fmt.Sprintf("❌ %d more regressed metric(s)", len(rest)), listTable(d, rest, &n, trend, column, full)))
 		}
-		b.WriteString("\n\n")
-		b.WriteString(listTable(d, reg, &n, trend, column, full))
 	}
-	if full > 0 || trend {
-		b.WriteString("\n")
-	}
+	var legend []string
 	if full > 0 {
-		fmt.Fprintf(&b, "Bars: worse by %%, from zero on one scale (the longest is %s); throughput sign-flipped as in the tables; no bar for a cell in pp or no worse", Percent(full))
-		if barred == MaxBars && len(reg)+len(inc) > barred {
-			fmt.Fprintf(&b, ", nor beyond the %d most severe", MaxBars)
+		s := fmt.Sprintf("Bars: worse by %%, one scale from zero (the longest %s; throughput sign-flipped; none in pp or when no worse", Percent(full))
+		if barred == MaxBars && len(reg) > barred {
+			s += fmt.Sprintf(" or beyond the %d most severe", MaxBars)
 		}
-		b.WriteString(".")
+		legend = append(legend, s+").")
 	}
-	if trend {
-		if full > 0 {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(&b, "Trend: the last %d promoted baseline runs (fewer where the history is shorter), then the candidate; ▁ is the row's lowest value and █ its highest, and the number after it is how far apart they are (highest over lowest).", trendRuns(d))
+	if trend && len(reg) > 0 {
+		legend = append(legend, fmt.Sprintf("Trend: the last %d promoted baselines, then the candidate, from the row's lowest (▁) to its highest (█), and how far apart they are.", trendRuns(d)))
 	}
-	if full > 0 || trend {
-		b.WriteString("\n")
+	if l := intervalLegend(d.Comparison); l != "" {
+		legend = append(legend, l)
 	}
-	if len(inc) > 0 {
-		b.WriteString(details(fmt.Sprintf("⚠️ %d undecided metric(s)", len(inc)), listTable(d, inc, &n, trend, column, full)))
+	// The legend after both tables: the first screen is the verdict, the
+	// list and what decides each undecided metric.
+	b.WriteString(undecidedPart(d.Comparison, inc, len(reg) > 0, &n))
+	if len(legend) > 0 {
+		b.WriteString("\n" + strings.Join(legend, " ") + "\n")
 	}
 	return b.String()
+}
+
+// anyBaseline says whether some listed row's baseline is known.
+func anyBaseline(d *Data, rows []listed) bool {
+	for _, r := range rows {
+		if baselineOf(d, r.cell.Workload) != "–" {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedBaseline is the baseline every listed cell was compared with when
@@ -137,18 +150,22 @@ func sharedBaseline(d *Data, rows []listed) string {
 	return shared
 }
 
-// listTable renders rows numbered on from *n; the Baseline column only
-// when the rows do not share one baseline (see sharedBaseline).
+// listTable renders the regressed rows, counted on from *n; the Baseline
+// column only when the rows do not share one baseline (see
+// sharedBaseline). The rows carry no interval: at GitHub's 780 px a
+// seventh column made every row wrap to two lines, and a regression's
+// interval is in the headline (row 1) and its workload's table; the
+// undecided table, where the interval is the reason, keeps it.
 func listTable(d *Data, rows []listed, n *int, trend, baselineColumn bool, full float64) string {
 	var b strings.Builder
-	b.WriteString("| # | Workload | Metric | Change (" + intervalLevel(rows) + " CI) | Tolerance | Worse by |")
+	b.WriteString("| Workload | Metric | Change | Tol. | Worse by |")
 	if trend {
 		b.WriteString(" Trend |")
 	}
 	if baselineColumn {
 		b.WriteString(" Baseline |")
 	}
-	b.WriteString("\n|--:|---|---|---|--:|---|")
+	b.WriteString("\n|---|---|---|--:|---|")
 	if trend {
 		b.WriteString("---|")
 	}
@@ -159,16 +176,16 @@ func listTable(d *Data, rows []listed, n *int, trend, baselineColumn bool, full 
 	for _, r := range rows {
 		*n++
 		cell := r.cell
-		worse := WorseBy(cell)
+		worse := nb(WorseBy(cell))
 		if r.bar {
 			if bar := Bar(worseBy(cell), full); bar != "" {
 				worse = "`" + bar + "` " + worse
 			}
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s (%s) | %s | %s |", *n, Escape(cell.Workload), Escape(cell.Label),
-			Change(cell), Interval(cell), Tolerance(cell), worse)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", Escape(cell.Workload), Escape(cell.Label),
+			nb(Change(cell)), nb(Tolerance(cell)), worse)
 		if trend {
-			fmt.Fprintf(&b, " %s |", trendOf(d, cell))
+			fmt.Fprintf(&b, " %s |", nb(trendOf(d, cell)))
 		}
 		if baselineColumn {
 			fmt.Fprintf(&b, " %s |", baselineOf(d, cell.Workload))
@@ -176,13 +193,6 @@ func listTable(d *Data, rows []listed, n *int, trend, baselineColumn bool, full 
 		b.WriteString("\n")
 	}
 	return b.String()
-}
-
-func intervalLevel(rows []listed) string {
-	if len(rows) == 0 || rows[0].cell.CILevel == 0 {
-		return "90 %"
-	}
-	return level(rows[0].cell.CILevel)
 }
 
 // trendOf is the cell's sparkline over the last promoted runs that have

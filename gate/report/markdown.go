@@ -15,20 +15,21 @@ import (
 // tables of the regressed workloads, the most severe open while the
 // visible part stays within VisibleLines; everything else collapsed. With
 // limit > 0 the comment is kept within limit characters (use CommentLimit
-// for GitHub) by trimming the collapsed details first, then the footnotes,
-// then by folding the tables of passing workloads into one summary table;
+// for GitHub) by trimming the collapsed details first, then by folding the tables of passing workloads into one summary table;
 // the headline, the list and the regressed tables are kept. The hidden
 // marker always ends the comment.
 func Markdown(w io.Writer, d *Data, limit int) error {
 	if d == nil || d.Comparison == nil {
 		return fmt.Errorf("report: no comparison to render")
 	}
-	notes := newFootnotes()
-	head := headPart(d, notes)
-	tables := tablesPart(d, notes, 0)
+	c := d.Comparison
+	head := headPart(d)
+	tables := tablesPart(d, c, 0)
+	notes := notesOf(d)
 	parts := []*part{
 		{name: "headline", versions: []string{head}, order: 1000},
 		{name: "list", versions: []string{listPart(d)}, order: 1000},
+		{name: "notes", versions: []string{notesMarkdown(notes, limit <= 0), notesMarkdown(notes, false)}, order: 1000},
 		{name: "a/b design", versions: []string{abPart(d)}, order: 950},
 		{name: "server log", versions: serverLogVersions(d), order: 900},
 		tables,
@@ -38,18 +39,17 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 		{name: "fingerprint differences", versions: []string{fingerprintPart(d), ""}, order: 18},
 		{name: "noise and detectable effects", versions: []string{noisePart(d), ""}, order: 15},
 		{name: "all metrics", versions: []string{allMetricsPart(d), ""}, order: 10},
-		{name: "warnings", versions: notes.versions(), order: 25},
 	}
 	if d.Footer != "" || d.Artifact.Name != "" {
 		parts = append(parts, &part{name: "footer", versions: []string{"\n" + d.Footer + artifactLine(d.Artifact) + "\n"}, order: 1000})
 	}
-	openTables(d, notes, parts, tables)
+	openTables(d, c, parts, tables)
 	marker := "\n" + Marker(d.Profile) + "\n"
 	budget := limit
 	if budget > 0 {
 		budget -= runeLen(marker)
 	}
-	body := fit(budget, parts, defaultTrimmedNote(d.FullReport, d.Artifact.Name))
+	body := fit(budget, parts, defaultTrimmedNote(shownPath(d, d.FullReport), d.Artifact.Name))
 	_, err := io.WriteString(w, body+marker)
 	return err
 }
@@ -83,35 +83,26 @@ func outcomeIcon(o string) string {
 	return "🚫"
 }
 
-// headPart is the first line (the verdict and its headline cell), the
-// one-line summary of the run and, for a failed run, what went wrong.
-func headPart(d *Data, notes *footnotes) string {
+// headPart is the first line (the verdict and its headline cell, the
+// list's row 1), the header (base → head, profile, runner, trials), the
+// counts, and what stops the gate before any table: a failed run, the
+// workloads that could not be compared.
+func headPart(d *Data) string {
 	c := d.Comparison
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s %s\n\n", outcomeIcon(d.verdictOf()), Escape(Headline(d)))
-	fmt.Fprintf(&b, "perfgate · profile %s · %d workload(s), %d gated metrics: %d regressed, %d undecided, %d improved, %d passed · family-wise α = %g",
-		Code(orDefault(d.Profile, "default")), len(c.Workloads), c.Family, c.Regressions, c.Inconclusives, c.Improvements, c.Passes, c.Alpha)
+	fmt.Fprintf(&b, "%s  \n", headerLine(d, true))
+	fmt.Fprintf(&b, "%d workload(s), %d gated metrics: %d regressed, %d undecided, %d improved, %d passed · family-wise α = %g",
+		len(c.Workloads), c.Family, c.Regressions, c.Inconclusives, c.Improvements, c.Passes, c.Alpha)
 	if c.Look.Max > 1 {
 		fmt.Fprintf(&b, " over up to %d looks (this is look %d)", c.Look.Max, c.Look.Index)
-	}
-	for _, w := range c.Warnings {
-		b.WriteString(notes.ref(w))
 	}
 	b.WriteString("\n")
 	if d.RunError != "" {
 		fmt.Fprintf(&b, "\n> [!CAUTION]\n> The run did not complete: %s. The tables below compare the partial results; they cannot pass the gate.\n", Escape(d.RunError))
 	}
-	if c.Verdict == verdict.Regression && c.Headline != nil {
-		fmt.Fprintf(&b, "\n%s\n", regressionSentence(c.Headline, armsOf(d)))
-	}
+	b.WriteString(notComparedLines(d))
 	return b.String()
-}
-
-// regressionSentence says in words what the headline cell's numbers mean.
-func regressionSentence(cell *verdict.Cell, n arms) string {
-	return fmt.Sprintf("%s of %s moved %s (%s %s, %s %s); the tolerance is %s and the family-wise adjusted p-value %s.",
-		Escape(cell.Label), Code(cell.Workload), Change(cell), strings.ToLower(n.base), cellValue(cell, cell.Baseline), strings.ToLower(n.cand), cellValue(cell, cell.Candidate),
-		Tolerance(cell), pValue(cell.PAdjusted))
 }
 
 func pValue(p float64) string {
@@ -152,7 +143,7 @@ func workloadOutcome(cells []*verdict.Cell) verdict.Outcome {
 	return worst
 }
 
-const tableHeader = "| Metric | %s | %s | Change | %s | Tolerance | Outcome |\n|---|--:|--:|--:|--:|--:|---|\n"
+const tableHeader = "| Metric | %s | %s | Change | Interval | Tol. | Outcome |\n|---|--:|--:|--:|--:|--:|---|\n"
 
 // ranked is a compared workload with its gated cells.
 type ranked struct {
@@ -189,8 +180,7 @@ func regressedWorkloads(c *verdict.Comparison) []ranked {
 // each undecided workload is collapsed on its own, and the passing ones
 // are collapsed together. Smaller versions fold the passing workloads into
 // one summary row each, then cap the rows, so the part always fits.
-func tablesPart(d *Data, notes *footnotes, open int) *part {
-	c := d.Comparison
+func tablesPart(d *Data, c *verdict.Comparison, open int) *part {
 	byW := gatedByWorkload(c)
 	reg := regressedWorkloads(c)
 	var inc, good []verdict.Workload
@@ -211,18 +201,18 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 
 	bad := func(b *strings.Builder) {
 		for _, r := range reg[:open] {
-			b.WriteString(workloadTable(r.Workload, r.cells, notes, armsOf(d)))
+			b.WriteString(workloadTable(r.Workload, r.cells, c, armsOf(d)))
 			b.WriteString(serverContext(d, r.Workload.Cell))
 		}
 		var more strings.Builder
 		for _, r := range reg[open:] {
-			more.WriteString(workloadTable(r.Workload, r.cells, notes, armsOf(d)))
+			more.WriteString(workloadTable(r.Workload, r.cells, c, armsOf(d)))
 			more.WriteString(serverContext(d, r.Workload.Cell))
 		}
 		b.WriteString(details(fmt.Sprintf("❌ %d more regressed workload(s): their tables (every regressed metric is in the list above)", len(reg)-open), more.String()))
 		for _, w := range inc {
 			b.WriteString(details(fmt.Sprintf("⚠️ %s: inconclusive, %s", HTMLText(w.Cell), armsOf(d).counts(w, byW[w.Cell], false)),
-				workloadTable(w, byW[w.Cell], notes, armsOf(d))+serverContext(d, w.Cell)))
+				workloadTable(w, byW[w.Cell], c, armsOf(d))+serverContext(d, w.Cell)))
 		}
 	}
 	goodSummary := fmt.Sprintf("✅ %d workload(s) without regression", len(good))
@@ -231,7 +221,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 	bad(&full)
 	var goodTables strings.Builder
 	for _, w := range good {
-		goodTables.WriteString(workloadTable(w, byW[w.Cell], notes, armsOf(d)))
+		goodTables.WriteString(workloadTable(w, byW[w.Cell], c, armsOf(d)))
 	}
 	full.WriteString(details(goodSummary, goodTables.String()))
 	full.WriteString(notCompared)
@@ -246,7 +236,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 	// counted and named in the full report.
 	var capped strings.Builder
 	for _, r := range reg[:open] {
-		capped.WriteString(workloadTable(r.Workload, r.cells, notes, armsOf(d)))
+		capped.WriteString(workloadTable(r.Workload, r.cells, c, armsOf(d)))
 	}
 	var rest strings.Builder
 	rows := 0
@@ -260,7 +250,7 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 			fmt.Fprintf(&rest, "\n… %d more regressed or undecided workload(s) are in the full report.\n", len(others)-i)
 			break
 		}
-		rest.WriteString(workloadTable(w, byW[w.Cell], notes, armsOf(d)))
+		rest.WriteString(workloadTable(w, byW[w.Cell], c, armsOf(d)))
 		rows += len(byW[w.Cell])
 	}
 	capped.WriteString(details(fmt.Sprintf("%d more regressed or undecided workload(s)", len(others)), rest.String()))
@@ -271,40 +261,31 @@ func tablesPart(d *Data, notes *footnotes, open int) *part {
 }
 
 // workloadTable is one workload's heading and its gated-metrics table.
-func workloadTable(w verdict.Workload, cells []*verdict.Cell, notes *footnotes, n arms) string {
+// The interval is the one each outcome was decided on; a row whose
+// interval lies wholly past its tolerance without that outcome says why.
+func workloadTable(w verdict.Workload, cells []*verdict.Cell, c *verdict.Comparison, n arms) string {
 	var b strings.Builder
 	o := workloadOutcome(cells)
 	fmt.Fprintf(&b, "\n#### %s %s — %s, %s", outcomeIcon(string(o)), Escape(w.Cell), o, n.counts(w, cells, true))
 	if len(w.Excluded) > 0 {
 		fmt.Fprintf(&b, " (%d invalid trial(s) excluded)", len(w.Excluded))
 	}
-	for _, warn := range w.Warnings {
-		b.WriteString(notes.ref(warn))
-	}
 	b.WriteString("\n\n")
 	if len(cells) == 0 {
 		b.WriteString("No gated metrics.\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, tableHeader, n.base, n.cand, intervalHeader(cells))
+	fmt.Fprintf(&b, tableHeader, n.base, n.cand)
 	for _, cell := range cells {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s %s",
-			Escape(cell.Label), cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate),
-			Change(cell), Interval(cell), Tolerance(cell), outcomeIcon(string(cell.Outcome)), cell.Outcome)
-		for _, warn := range cell.Warnings {
-			b.WriteString(notes.ref(warn))
+			Escape(cell.Label), nb(cellValue(cell, cell.Baseline)), nb(cellValue(cell, cell.Candidate)),
+			nb(Change(cell)), nb(Interval(cell)), nb(Tolerance(cell)), outcomeIcon(string(cell.Outcome)), cell.Outcome)
+		if why := whyNot(c, cell); why != "" {
+			b.WriteString(" (" + Escape(why) + ")")
 		}
 		b.WriteString(" |\n")
 	}
 	return b.String()
-}
-
-// intervalHeader names the interval column with its level.
-func intervalHeader(cells []*verdict.Cell) string {
-	if len(cells) == 0 || cells[0].CILevel == 0 {
-		return "Interval"
-	}
-	return level(cells[0].CILevel) + " CI"
 }
 
 // summaryTable folds passing workloads into one row each. max < 0 means
@@ -358,7 +339,7 @@ func notComparedTable(c *verdict.Comparison) string {
 		if w.Allowed {
 			blocks = "no (allowed by policy)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", Escape(w.Cell), w.Status, Escape(Truncate(w.Message, 300)), blocks)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", Escape(w.Cell), w.Status, nb(Escape(Truncate(w.Message, 300))), blocks)
 	}
 	return b.String()
 }

@@ -50,7 +50,7 @@ func firstDiff(got, want string) string {
 	return ""
 }
 
-var scenarios = []string{"regression", "pass", "invalid", "inconclusive"}
+var scenarios = []string{"regression", "pass", "invalid", "inconclusive", "aa", "saturated"}
 
 func TestMarkdownGolden(t *testing.T) {
 	for _, name := range scenarios {
@@ -94,7 +94,7 @@ func TestMarkdownFirstLine(t *testing.T) {
 		{"regression", "", "### ❌ Regression in cx8-4000-1000-c16: TPOT p"},
 		{"pass", "", "### ✅ Pass: no regression in "},
 		{"invalid", "", "### 🚫 Invalid: 2 workload(s) not compared: changed (workload-changed), new-workload (missing-baseline)"},
-		{"inconclusive", "", "### ⚠️ Inconclusive: rag-32k: "},
+		{"inconclusive", "", "### ⚠️ Inconclusive: 9 of 9 gated metrics undecided within the trial budget; closest to failing: rag-32k: TTFT p99 +"},
 		{"pass", "server died after 3 trials", "### 🚫 Run failed: server died after 3 trials (partial results, not a pass)"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -10,28 +11,46 @@ import (
 	"github.com/perfgate/perfgate/gate/redact"
 )
 
-// logBuffer receives the server's stdout and stderr: it copies every line,
-// scrubbed, to an optional log file, keeps the last max bytes for error
-// reports, and watches complete lines for the address the server
-// announces.
+// logBuffer receives the server's stdout and stderr: it scrubs every
+// line whole, copies it to an optional log file, keeps the last max bytes
+// of scrubbed lines for error reports, and watches complete lines for the
+// address the server announces.
+//
+// Lines are scrubbed whole because a secret cut in two is two strings
+// neither of which the scrubber knows, and both halves together are the
+// secret: once the file got an over-long line in 64 KiB pieces and the
+// tail was cut before scrubbing, so a secret across a cut reached
+// server.log, every ab block log and the tail (issue 20 item 9). Only
+// scrubbed text is ever cut now, and a line is held until it ends, up to
+// maxLine bytes; the rest of a longer line is dropped (see overflow).
 type logBuffer struct {
 	mu      sync.Mutex
 	file    io.Writer // nil: no log file
 	fileErr error
-	// pending is the unterminated end of what the file has not received:
-	// the file gets whole lines, so a secret split between two writes of
-	// the server is scrubbed whole.
+	// pending is the current, unterminated line, raw; at most maxLine
+	// bytes.
 	pending []byte
-	tail    []byte
-	max     int
-	partial []byte // the current, unterminated line (for address discovery)
-	addr    chan string
-	found   bool
-	scrub   *redact.Scrubber
+	// skipping is set while the rest of a line longer than maxLine is
+	// dropped, until its newline.
+	skipping bool
+	dropped  int
+	maxLine  int
+	tail     []byte // scrubbed complete lines
+	max      int
+	partial  []byte // the current, unterminated line (for address discovery)
+	addr     chan string
+	found    bool
+	scrub    *redact.Scrubber
 }
 
+// maxLogLine is the longest line of a server's log that is kept whole.
+// vLLM's longest lines (its engine arguments, a request logged with its
+// prompt) are tens of kilobytes; a line longer than this is cut, its
+// kept part scrubbed whole.
+const maxLogLine = 1 << 20
+
 func newLogBuffer(file io.Writer, max int, scrub *redact.Scrubber) *logBuffer {
-	return &logBuffer{file: file, max: max, addr: make(chan string, 1), scrub: scrub}
+	return &logBuffer{file: file, max: max, maxLine: maxLogLine, addr: make(chan string, 1), scrub: scrub}
 }
 
 // scrubberFor knows the secrets a server launched with cfg may print: the
@@ -53,22 +72,7 @@ func scrubberFor(cfg Config) *redact.Scrubber {
 func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.file != nil && b.fileErr == nil {
-		// A full disk must not kill the server through a broken pipe: keep
-		// the tail and report the log error at Stop.
-		b.pending = append(b.pending, p...)
-		if i := bytes.LastIndexByte(b.pending, '\n'); i >= 0 || len(b.pending) > b.max {
-			if i < 0 {
-				i = len(b.pending) - 1 // a line this long is written in pieces
-			}
-			_, b.fileErr = io.WriteString(b.file, b.scrub.String(string(b.pending[:i+1])))
-			b.pending = append(b.pending[:0], b.pending[i+1:]...)
-		}
-	}
-	b.tail = append(b.tail, p...)
-	if len(b.tail) > 2*b.max {
-		b.tail = append(b.tail[:0], b.tail[len(b.tail)-b.max:]...)
-	}
+	b.lines(p)
 	if !b.found {
 		b.partial = append(b.partial, p...)
 		for {
@@ -92,35 +96,112 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// lines adds p to the pending line and emits the lines p completes,
+// scrubbed, in one piece per run of lines. A line that grows past maxLine
+// is emitted cut (overflow) and the rest of it, up to its newline, is
+// dropped.
+func (b *logBuffer) lines(p []byte) {
+	for len(p) > 0 {
+		if b.skipping {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				b.dropped += len(p)
+				return
+			}
+			b.dropped += i
+			b.emit(fmt.Sprintf(" [line cut: perfgate keeps log lines up to %d bytes; the rest, %d bytes, was dropped]\n", b.maxLine, b.dropped))
+			b.skipping, b.dropped = false, 0
+			p = p[i+1:]
+			continue
+		}
+		// cut: the end of the run of complete lines that each fit.
+		cut, cur := -1, len(b.pending)
+		for k, c := range p {
+			if c == '\n' {
+				cut, cur = k, 0
+				continue
+			}
+			if cur++; cur > b.maxLine {
+				break
+			}
+		}
+		if cut >= 0 {
+			b.pending = append(b.pending, p[:cut+1]...)
+			b.emit(b.scrub.String(string(b.pending)))
+			b.pending = b.pending[:0]
+			p = p[cut+1:]
+			continue
+		}
+		room := b.maxLine - len(b.pending)
+		if len(p) <= room {
+			b.pending = append(b.pending, p...)
+			return
+		}
+		b.pending = append(b.pending, p[:room]...)
+		p = p[room:]
+		b.overflow()
+	}
+}
+
+// overflow emits the pending line, maxLine bytes of a longer one, and
+// starts dropping the rest. The kept part is scrubbed whole, and its last
+// guard bytes are not emitted: a secret that begins there and goes on
+// past the cut is not in the kept part whole, so only its beginning
+// would be, unscrubbed.
+func (b *logBuffer) overflow() {
+	out := b.scrub.String(string(b.pending))
+	guard := b.scrub.Longest() + 256 // 256: past the shortest credential shape redact knows
+	if guard >= len(out) {
+		out = ""
+	} else {
+		out = out[:len(out)-guard]
+	}
+	b.emit(out)
+	b.pending = b.pending[:0]
+	b.skipping, b.dropped = true, 0
+}
+
+// emit writes scrubbed text to the file and the tail. Cutting the tail
+// cuts only scrubbed text, which holds no secret to reveal a piece of.
+func (b *logBuffer) emit(scrubbed string) {
+	if b.file != nil && b.fileErr == nil {
+		// A full disk must not kill the server through a broken pipe: keep
+		// the tail and report the log error at Stop.
+		_, b.fileErr = io.WriteString(b.file, scrubbed)
+	}
+	b.tail = append(b.tail, scrubbed...)
+	if len(b.tail) > 2*b.max {
+		b.tail = append(b.tail[:0], b.tail[len(b.tail)-b.max:]...)
+	}
+}
+
 // flush writes the unterminated last line to the log file, when the
 // server is gone.
 func (b *logBuffer) flush() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.file != nil && b.fileErr == nil && len(b.pending) > 0 {
-		_, b.fileErr = io.WriteString(b.file, b.scrub.String(string(b.pending)))
+	if len(b.pending) > 0 {
+		b.emit(b.scrub.String(string(b.pending)))
 	}
 	b.pending = nil
 }
 
-// Tail returns the last n lines of the log with known secrets replaced.
-// The tail is scrubbed on the way out, where a secret split between two
-// writes is whole again; the log file is scrubbed line by line (server.log
-// may sit in the output directory, which the Action uploads).
+// Tail returns the last n lines of the log, secrets scrubbed: the
+// scrubbed lines so far and the unterminated line, scrubbed whole before
+// anything is cut.
 func (b *logBuffer) Tail(n int) string {
 	b.mu.Lock()
-	t := b.tail
-	if len(t) > b.max {
-		t = t[len(t)-b.max:]
-	}
-	s := string(t)
+	s := string(b.tail) + b.scrub.String(string(b.pending))
 	b.mu.Unlock()
+	if len(s) > b.max {
+		s = s[len(s)-b.max:]
+	}
 	s = strings.TrimRight(s, "\n")
 	lines := strings.Split(s, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return b.scrub.String(strings.Join(lines, "\n"))
+	return strings.Join(lines, "\n")
 }
 
 func (b *logBuffer) err() error {

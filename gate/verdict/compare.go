@@ -144,13 +144,19 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	if !p.CheckFingerprint(&w, "environment differs from the baseline's") {
 		return w, nil, nil
 	}
+	invalid := false
 	for _, arm := range []struct {
 		name string
 		r    *result.Result
 	}{{"baseline", b}, {"candidate", c}} {
+		// Both arms are screened even when the first fails, so the report
+		// can list every invalid trial of both sides (issue 23).
 		if !p.ExcludeInvalid(&w, arm.r, arm.name, "the "+arm.name) {
-			return w, nil, nil
+			invalid = true
 		}
+	}
+	if invalid {
+		return w, nil, nil
 	}
 	if age := baselineAge(b, c); age > 0 {
 		w.BaselineAgeDays = age

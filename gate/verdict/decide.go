@@ -199,6 +199,7 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 		if cell.Outcome == Inconclusive && cell.Gated {
 			pc.limit(w, tH, q, p)
 		}
+		pc.setDecision(la, k, tq) // decision.go
 	}
 }
 

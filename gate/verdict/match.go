@@ -66,15 +66,21 @@ func (p *Policy) ExcludeInvalid(w *Workload, r *result.Result, side, subject str
 		}
 	}
 	total := len(r.Trials)
+	// fail marks the workload not compared; a second arm's failure is
+	// added to the first's message.
+	fail := func(msg string) bool {
+		if w.Status == NoValidTrials && w.Message != "" {
+			w.Message += "; " + msg
+		} else {
+			w.Status, w.Message = NoValidTrials, msg
+		}
+		return false
+	}
 	switch {
 	case total == invalid:
-		w.Status = NoValidTrials
-		w.Message = fmt.Sprintf("%s has no valid trial (%d recorded)", subject, total)
-		return false
+		return fail(fmt.Sprintf("%s has no valid trial (%d recorded)", subject, total))
 	case float64(invalid) > p.MaxInvalidShare*float64(total):
-		w.Status = NoValidTrials
-		w.Message = fmt.Sprintf("%d of %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, subject, total, 100*p.MaxInvalidShare)
-		return false
+		return fail(fmt.Sprintf("%d of %s's %d trials are invalid (more than %.0f%%); the run is not trustworthy", invalid, subject, total, 100*p.MaxInvalidShare))
 	case invalid > 0:
 		w.Warnings = append(w.Warnings, fmt.Sprintf("%d invalid %s trial(s) excluded", invalid, strings.TrimPrefix(subject, "the ")))
 	}

@@ -263,6 +263,11 @@ type Cell struct {
 	// what its measured noise predicts: the power of the blocks run and
 	// the blocks that would decide it (gate/ab, ab.PlanOf); nil otherwise.
 	Plan *BlockPlan `json:"plan,omitempty"`
+	// Decision is the interval the outcome was decided on (decision.go):
+	// the family-wise one of the regression and improvement tests, or the
+	// pass interval for a passing cell; nil for an ungated or untested
+	// cell and in comparisons written before it was added.
+	Decision *Decision `json:"decision,omitempty"`
 }
 
 // CellNoise is the noise estimate a cell's test used.

@@ -70,6 +70,10 @@ func (d *decoder) extraBody(n *yaml.Node, f *File) {
 		d.errorf(n.Line, "extra_body: an empty mapping adds nothing; leave the key out")
 		return
 	}
+	if paths := redact.JSONCredentials(obj, "extra_body"); len(paths) > 0 {
+		d.errorf(n.Line, "%s", extraCredentialError(paths))
+		return
+	}
 	b, err := json.Marshal(obj)
 	if err != nil { // every value was checked finite above
 		d.errorf(n.Line, "extra_body: %v", err)

@@ -5,7 +5,13 @@
 // around serving-shaped values, and compared with the real verdict.Compare
 // and default policy, so the comment is what perfgate gate would post.
 //
-// Usage: go run ./internal/commentgen [-workloads 12] [-history 0] [-o comment.md]
+// Usage: go run ./internal/commentgen [-workloads 12] [-history 0] [-scenario regression] [-o comment.md]
+//
+// -scenario aa compares the same build on both sides with the default,
+// uncalibrated between-session noise (an A/A comment: undecided, nothing
+// regressed); -scenario inconclusive runs 3 trials per arm of a 2 % slower
+// decode (undecided: too few trials). The render check measures both, since
+// an undecided comment must say why in its first screen too.
 //
 // -history N gives every workload N promoted runs of history, so the list
 // shows each cell's trend. The render check leaves it off: with a trend
@@ -33,6 +39,7 @@ func main() {
 	n := flag.Int("workloads", 12, "number of workloads, every one with a regressed decode")
 	h := flag.Int("history", 0, "promoted runs of history per workload (0: none, no trend column)")
 	out := flag.String("o", "comment.md", "where to write the comment")
+	flag.StringVar(&scenario, "scenario", "regression", "regression, aa (same build both sides) or inconclusive (3 trials, decode 2 % slower)")
 	flag.Parse()
 	if err := run(*n, *h, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "commentgen:", err)
@@ -40,7 +47,15 @@ func main() {
 	}
 }
 
+// scenario is the -scenario flag: which comparison the comment shows.
+var scenario = "regression"
+
 func run(n, h int, out string) error {
+	switch scenario {
+	case "regression", "aa", "inconclusive":
+	default:
+		return fmt.Errorf("-scenario %q: want regression, aa or inconclusive", scenario)
+	}
 	if n < 1 || n > 200 {
 		return fmt.Errorf("-workloads %d: want 1 to 200", n)
 	}
@@ -82,20 +97,31 @@ func data(n, h int) (*report.Data, error) {
 	for i := 0; i < n; i++ {
 		cell := fmt.Sprintf("chat-%dk-c%d", 1+i%4, 8<<(i%3))
 		hash := fmt.Sprintf("h%02d", i)
-		slow := 1.04 + 0.11*float64(i)/float64(max(n-1, 1))
-		b := synth(rng, cell, hash, start, 1, false)
-		c := synth(rng, cell, hash, start.Add(72*time.Hour), slow, true)
+		slow, trials := 1.04+0.11*float64(i)/float64(max(n-1, 1)), 6
+		switch scenario {
+		case "aa":
+			slow = 1
+		case "inconclusive":
+			slow, trials = 1.02, 3
+		}
+		b := synth(rng, cell, hash, start, 1, false, trials)
+		c := synth(rng, cell, hash, start.Add(72*time.Hour), slow, true, trials)
 		base, cand = append(base, b), append(cand, c)
 	}
 	// The synthetic arms share one noise level and no session effect, so
 	// the comparison assumes no between-session term, as the demo does.
+	// An A/A comparison keeps the documented default, as an uncalibrated
+	// profile would.
 	policy := verdict.DefaultPolicy()
-	policy.AssumedBetween = map[string]float64{"*": 0}
+	if scenario != "aa" {
+		policy.AssumedBetween = map[string]float64{"*": 0}
+	}
 	cmp, err := verdict.Compare(base, cand, policy, verdict.Look{})
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	d := &report.Data{Comparison: cmp, Profile: "h100-qwen3-8b", FullReport: "perfgate-out/report.md",
+		Head: report.Revision{Commit: "def5678e9a0b", Ref: "refs/pull/42/merge"}, Runner: "gpu-h100-3",
 		Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
 		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{}}
 	for i := range cand {
@@ -144,9 +170,9 @@ func history(rng *rand.Rand, b *result.Result, h int) []report.Run {
 	return runs
 }
 
-// synth is one arm's result of a workload: 6 trials scattering 1.5 %
+// synth is one arm's result of a workload: trials scattering 1.5 %
 // around typical values, with the decode metrics (TPOT, ITL) scaled by slow.
-func synth(rng *rand.Rand, cell, hash string, at time.Time, slow float64, candidate bool) *result.Result {
+func synth(rng *rand.Rand, cell, hash string, at time.Time, slow float64, candidate bool, trials int) *result.Result {
 	values := map[string]float64{
 		"ttft_ms.p50": 180, "ttft_ms.p90": 260, "ttft_ms.p95": 300, "ttft_ms.p99": 410,
 		"tpot_ms.p50": 21.5, "tpot_ms.p90": 24, "tpot_ms.p95": 25, "tpot_ms.p99": 28,
@@ -169,7 +195,7 @@ func synth(rng *rand.Rand, cell, hash string, at time.Time, slow float64, candid
 	if !candidate {
 		r.Provenance = &result.Provenance{GitSHA: "1a2b3c4d", GitRef: "refs/heads/main", PromotedAt: at.Add(time.Hour), How: "perfgate baseline update"}
 	}
-	for i := 0; i < 6; i++ {
+	for i := 0; i < trials; i++ {
 		t := result.Trial{Index: i, Valid: true, Completed: 64, DurationS: 26, Values: map[string]float64{}}
 		// Sorted, so the random draws go to the same metrics every run
 		// and the comment is the same byte for byte.

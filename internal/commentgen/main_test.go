@@ -95,3 +95,33 @@ func TestHistoryGivesATrend(t *testing.T) {
 		t.Errorf("-history 0 comment has a trend column:\n%.2000s", md)
 	}
 }
+
+// TestUndecidedScenarios pins the A/A and inconclusive comments the render
+// check measures: both undecided, nothing regressed, and each shows the
+// undecided metrics with what decides them before its first collapsed
+// section.
+func TestUndecidedScenarios(t *testing.T) {
+	defer func(s string) { scenario = s }(scenario)
+	for _, s := range []string{"aa", "inconclusive"} {
+		scenario = s
+		d, err := data(4, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Comparison.Verdict != verdict.Inconclusive || d.Comparison.Regressions != 0 {
+			t.Errorf("%s: verdict %s with %d regressions, want inconclusive with none", s, d.Comparison.Verdict, d.Comparison.Regressions)
+		}
+		md, err := comment(4, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fold, _, _ := strings.Cut(string(md), "<details>")
+		if !strings.Contains(fold, "| Decides it |") {
+			t.Errorf("%s: no undecided table above the first collapsed section:\n%s", s, fold)
+		}
+	}
+	scenario = "nonsense"
+	if err := run(4, 0, filepath.Join(t.TempDir(), "x.md")); err == nil || !strings.Contains(err.Error(), "-scenario") {
+		t.Errorf("run with a bad scenario = %v, want an error naming -scenario", err)
+	}
+}

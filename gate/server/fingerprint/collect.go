@@ -19,7 +19,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/perfgate/perfgate/gate/engine"
@@ -80,7 +79,7 @@ type Options struct {
 // because a fingerprint with gaps is still worth recording.
 func Collect(ctx context.Context, o Options) (fp map[string]string, notes []string) {
 	if o.Run == nil {
-		o.Run = execRunner
+		o.Run = Exec
 	}
 	if o.ReadFile == nil {
 		o.ReadFile = os.ReadFile
@@ -99,10 +98,14 @@ func Collect(ctx context.Context, o Options) (fp map[string]string, notes []stri
 			fp[k] = v
 		}
 	}
-	if err := gpus(ctx, o.Run, fp); err != nil {
-		notes = append(notes, err.Error())
+	gerr := gpus(ctx, o.Run, fp)
+	if gerr != nil {
+		notes = append(notes, gerr.Error())
 	}
-	if out, err := o.Run(ctx, "nvidia-smi"); err == nil {
+	// A hung nvidia-smi is not asked a second time (15 s more), nor is
+	// one of a run that was interrupted.
+	hung := errors.Is(gerr, context.DeadlineExceeded) || ctx.Err() != nil
+	if out, err := askAgain(ctx, o.Run, !hung); err == nil {
 		if m := cudaRe.FindSubmatch(out); m != nil {
 			set(CUDAVersion, string(m[1]))
 		}
@@ -159,27 +162,13 @@ func launchFacts(argv []string, set func(k, v string)) {
 	}
 }
 
-// execRunner runs a program found on PATH, bounded to 15 s: nvidia-smi can
-// hang on a wedged driver, and a fingerprint must not hang a run.
-func execRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
-	path, err := exec.LookPath(name)
-	if err != nil {
-		return nil, err
+// askAgain runs plain nvidia-smi (its banner names the CUDA version)
+// when ok, else says it was not asked.
+func askAgain(ctx context.Context, run Runner, ok bool) ([]byte, error) {
+	if !ok {
+		return nil, errors.New("nvidia-smi not asked again")
 	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 200 {
-			msg = msg[:200]
-		}
-		return nil, fmt.Errorf("%s: %w %s", name, err, msg)
-	}
-	return out, nil
+	return run(ctx, "nvidia-smi")
 }
 
 var cudaRe = regexp.MustCompile(`CUDA Version:\s*([0-9][0-9.]*)`)
