@@ -65,7 +65,12 @@ func TestImportDirection(t *testing.T) {
 		{"gate/redact", []string{strings.TrimSuffix(mod, "/")}, "the secret rule depends on nothing of the module, so every package may use it"},
 		{"internal/ggufgen", []string{strings.TrimSuffix(mod, "/"), "net/http", "os/exec"}, "the model writer is a file format and nothing else: tests of any package may use it"},
 		{"gate/engine", []string{strings.TrimSuffix(mod, "/"), "os", "os/exec"}, "engine profiles are facts plus probes sent through the caller's http.Client: no files, processes or environment, and nothing of the module, so the load generator, the launcher, the scraper and the CLI may all read them"},
+		{"gate/explain", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/report", mod + "gate/config"}, "explaining a regression is arithmetic over the result files it is given: the verdict's data, rendered by gate/report"},
+		{"gate/trace", []string{"os", "net", "net/http", "os/exec", strings.TrimSuffix(mod, "/")}, "the trace reader streams whatever reader it is given and depends on nothing of the module, so the command layer opens the files and any package may summarise a trace"},
+		{"gate/benchcli", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/workload", mod + "gate/config"}, "command-line translation is text in, text out: the command reads files and checks the result"},
+		{"gate/importers", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/config", mod + "gate/report"}, "importers map bytes they are given onto results: reading files and directories is the command's"},
 		{"gate/ab", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/report"}, "the paired A/B verdict is pure statistics: launching and running the arms is gate/cli's"},
+		{"gate/bisect", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config"}, "the bisect search is pure: building commits and running their blocks is whatever the Bench it is given does (gate/cli's)"},
 	}
 	for pkg, deps := range graph {
 		rel := strings.TrimPrefix(pkg, mod)

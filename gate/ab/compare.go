@@ -237,7 +237,11 @@ func match(name string, a, b *result.Result, p *verdict.Policy) (verdict.Workloa
 	}
 	if a.Workload.Hash != b.Workload.Hash {
 		w.Status = verdict.WorkloadChanged
-		w.Message = fmt.Sprintf("the arms ran different workloads (hash %s vs %s)", verdict.ShortHash(a.Workload.Hash), verdict.ShortHash(b.Workload.Hash))
+		why := fmt.Sprintf("hash %s vs %s", verdict.ShortHash(a.Workload.Hash), verdict.ShortHash(b.Workload.Hash))
+		if _, fields, _ := result.SameWorkload(a.Workload, b.Workload); fields != "" {
+			why = fields // the spec fields that differ, not two hashes
+		}
+		w.Message = fmt.Sprintf("the arms ran different workloads (%s)", why)
 		return w, nil
 	}
 	for _, arm := range []struct {

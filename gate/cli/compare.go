@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -136,6 +137,7 @@ func runCompare(s *Streams, o compareOptions) error {
 		ResultPaths:   candPaths,
 	}
 	compareAttachHistory(d, o.baseline, s.Err)
+	explain.Attach(c, d.Baselines, d.Candidates)
 	var buf bytes.Buffer
 	if err := compareRender(&buf, o.format, d); err != nil {
 		return err

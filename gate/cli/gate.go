@@ -44,6 +44,8 @@ var gateFlagKeys = map[string]string{
 	"alpha":                "policy.alpha",
 	"comment":              "github.comment",
 	"fail-on-inconclusive": "github.fail_on_inconclusive",
+	"repo":                 "github.repository",
+	"pr":                   "github.pr",
 }
 
 // gateOptions are the flags that are not configuration settings.
@@ -117,6 +119,7 @@ already on disk (a merged shard directory).`,
 	f.BoolVar(&o.allowMismatch, "allow-mismatch", false, "compare even when fingerprint keys that must match (GPU, model) differ")
 	f.DurationVar(&o.progress, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines during a trial")
 	limitFlags(f, &o.limits)
+	gatePublishFlags(f)
 	f.StringVar(&o.artifact, "artifact", "", "inside GitHub Actions, the artifact the output directory is uploaded as (the Action sets it): the report links it on the run page")
 	f.StringVar(&o.mergeBase, "merge-base", "", "commit the change branched from: judge against its history entry (default $PERFGATE_MERGE_BASE, or git merge-base with origin/$GITHUB_BASE_REF)")
 	f.BoolVar(&o.allowBaselineChange, "allow-baseline-change", false, "accept baselines re-recorded inside the pull request")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -82,6 +83,7 @@ func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipelin
 			return fmt.Errorf("writing results: %w", err)
 		}
 	}
+	explain.Attach(out.Comparison, p.data.Baselines, p.data.Candidates)
 	var cmpJSON, full, comment, text bytes.Buffer
 	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/pflag"
+
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/github"
 	"github.com/perfgate/perfgate/gate/pipeline"
@@ -15,17 +17,19 @@ import (
 // gateGetenv reads the process environment; tests replace it.
 var gateGetenv = os.Getenv
 
-// gatePublish hands the outcome to GitHub when running inside Actions:
-// outputs, step summary, annotations, and the sticky PR comment. Outside
-// Actions it does nothing. A publishing failure is a warning, never a
-// change of the verdict.
+// gatePublish hands the outcome to the CI: inside Actions outputs, step
+// summary and annotations; on Buildkite an annotation and the output
+// directory as artifacts; from any CI (or none) the sticky PR comment when
+// the repository, the PR and a token are known (docs/ci.md). What it did
+// not post, and why, is one line on stderr. A publishing failure is a
+// warning, never a change of the verdict.
 func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths, code ExitCode, comment string) error {
 	env, err := github.EnvFrom(gateGetenv)
 	if err != nil {
 		return err
 	}
-	if !env.Actions {
-		return nil
+	if err := env.Apply(github.Given{Repository: cfg.GitHub.Repository, PR: cfg.GitHub.PR}); err != nil {
+		return err
 	}
 	if cfg.GitHub.Token != "" {
 		env.Token = github.Token(cfg.GitHub.Token)
@@ -47,9 +51,15 @@ func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeli
 	if err != nil {
 		return fmt.Errorf("github.comment: %w", err) // config.Load checked it already
 	}
-	pub, err := github.Publish(ctx, env, r, github.Options{Comment: mode, Out: s.Out})
-	if pub.Comment.Action != "" && pub.Comment.Action != github.Skipped {
+	pub, err := github.Publish(ctx, env, r, github.Options{Comment: mode, Out: s.Out, ArtifactDir: p.dir})
+	for _, n := range pub.Notes {
+		fmt.Fprintf(s.Err, "perfgate: %s\n", n)
+	}
+	switch {
+	case pub.Comment.Action != "" && pub.Comment.Action != github.Skipped:
 		fmt.Fprintf(s.Err, "perfgate: PR comment %s: %s\n", pub.Comment.Action, pub.Comment.URL)
+	case pub.Comment.Action == github.Skipped && mode != github.CommentNever:
+		fmt.Fprintf(s.Err, "perfgate: no PR comment posted: %s\n", pub.Comment.Reason)
 	}
 	return err
 }
@@ -110,4 +120,11 @@ func gateAnnotations(out *pipeline.Outcome) []github.Annotation {
 		list = list[:20]
 	}
 	return list
+}
+
+// gatePublishFlags declares where the PR comment goes from a CI that is
+// not GitHub Actions (bound to github.repository and github.pr).
+func gatePublishFlags(f *pflag.FlagSet) {
+	f.String("repo", "", "the GitHub repository (owner/name) whose pull request gets the comment, from any CI (default: the CI's own variables; see docs/ci.md)")
+	f.Int("pr", 0, "the pull request number that gets the comment, from any CI (default: the CI's own variables)")
 }

@@ -20,6 +20,7 @@ func newImportCmd(s *Streams) *cobra.Command {
 		Short: "Convert other tools' benchmark files into perfgate result files",
 	}
 	cmd.AddCommand(newImportVLLMBenchCmd(s))
+	attachImporters(s, cmd)
 	return cmd
 }
 

@@ -11,7 +11,7 @@ func init() { register(newPlanCmd) }
 
 func newPlanCmd(s *Streams) *cobra.Command {
 	var files []string
-	var asJSON bool
+	var asJSON, asVLLM bool
 	cmd := &cobra.Command{
 		Use:   "plan -w FILE [--json]",
 		Short: "Show what a workload sends: per cell the hash, lengths, load and arrival span",
@@ -32,6 +32,9 @@ func newPlanCmd(s *Streams) *cobra.Command {
 			if len(ms) == 0 {
 				return exitf(ExitInvalid, "plan: no cells to plan (see the warnings above)")
 			}
+			if asVLLM {
+				return writePlanVLLM(s, ms)
+			}
 			if asJSON {
 				return workload.WritePlanJSON(s.Out, ms)
 			}
@@ -40,5 +43,6 @@ func newPlanCmd(s *Streams) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVarP(&files, "workload", "w", nil, "workload file or directory (repeatable)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every request as JSON")
+	cmd.Flags().BoolVar(&asVLLM, "as-vllm-cli", false, "print each cell as the vllm bench serve command line that sends the same load")
 	return cmd
 }

@@ -191,7 +191,7 @@ type Trials struct {
 	Budget time.Duration `mapstructure:"budget"`
 }
 
-// GitHub holds the settings used inside GitHub Actions.
+// GitHub holds the settings of the PR comment and of GitHub Actions.
 type GitHub struct {
 	// Comment says when the gate posts or updates its PR comment: always,
 	// on-change (a new comment when the verdict or the regressed cells
@@ -205,6 +205,12 @@ type GitHub struct {
 	// PERFGATE_GITHUB_TOKEN or the Action's github-token input. It is never
 	// printed (see Redacted).
 	Token string `mapstructure:"token"`
+	// Repository (owner/name) and PR say which pull request the comment
+	// goes to from a CI that is not GitHub Actions (or none): flags --repo
+	// and --pr, PERFGATE_GITHUB_REPOSITORY and PERFGATE_GITHUB_PR. They win
+	// over what Buildkite's or GitLab's own variables say (docs/ci.md).
+	Repository string `mapstructure:"repository"`
+	PR         int    `mapstructure:"pr"`
 }
 
 // CommentMode is the github.comment setting.

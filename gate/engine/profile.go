@@ -127,6 +127,12 @@ type Profile struct {
 	// name for the same quantity. vLLM's own map is empty: its names are
 	// the canonical ones.
 	Metrics map[string]string
+	// ClosesAfterStream says the engine closes a connection once a
+	// streamed response has ended although its Keep-Alive header offers
+	// to keep it: a client that reuses connections then picks closed ones.
+	// perfgate opens a fresh connection per request for such an engine
+	// (docs/run.md#connections).
+	ClosesAfterStream bool
 	// Launch is the shape of the engine's launch command.
 	Launch Launch
 }
@@ -168,6 +174,11 @@ var profiles = map[Name]Profile{
 			"vllm:time_to_first_token_seconds": "sglang:time_to_first_token_seconds",
 			"vllm:inter_token_latency_seconds": "sglang:inter_token_latency_seconds",
 			"vllm:e2e_request_latency_seconds": "sglang:e2e_request_latency_seconds",
+			// SGLang retracts running requests when the KV cache runs
+			// out, as vLLM preempts them.
+			"vllm:num_preemptions_total":      "sglang:num_retracted_requests_total",
+			"vllm:request_queue_time_seconds": "sglang:queue_time_seconds",
+			"spec_accept_rate":                "sglang:spec_accept_rate",
 		},
 		Launch: Launch{
 			Programs:            [][]string{{"python", "-m", "sglang.launch_server"}, {"sglang", "serve"}},
@@ -190,6 +201,7 @@ var profiles = map[Name]Profile{
 		ChatMaxTokens: []string{"max_tokens", "max_completion_tokens"},
 		IgnoreEOS:     true, CompletionsUsage: UsageFinal, ChatUsage: UsageFinal,
 		TokenPrompts: true, Tokenize: "/tokenize", TokenizeContent: true,
+		ClosesAfterStream: true,
 		Metrics: map[string]string{
 			"vllm:num_requests_running":    "llamacpp:requests_processing",
 			"vllm:num_requests_waiting":    "llamacpp:requests_deferred",

@@ -16,9 +16,13 @@
 //		Annotations:    []github.Annotation{{Level: github.Error, Title: "TPOT p50 +7.9 %", Message: "..."}},
 //	}, github.Options{Comment: github.CommentAlways, Out: os.Stdout})
 //
-// Outside GitHub Actions (GITHUB_ACTIONS is not "true") Publish does
-// nothing and reports the comment as skipped, so the same code path serves
-// laptops and CI. Inside Actions it sets the outputs verdict, regressed
+// Outside GitHub Actions (GITHUB_ACTIONS is not "true") Publish writes no
+// Actions protocol; on Buildkite it annotates the build and uploads the
+// output directory (buildkite-agent), and from any CI, or none, it posts
+// the comment when the repository, the PR and a token are known: from
+// Buildkite's or GitLab's own variables, or given (Env.Apply: --repo, --pr,
+// PERFGATE_GITHUB_REPOSITORY, PERFGATE_GITHUB_PR). Otherwise the skipped
+// comment's Reason (Env.NotPosted) says what is missing. Inside Actions it sets the outputs verdict, regressed
 // (comma-separated workload:metric), report-path and comparison-path,
 // appends Markdown to the step summary, writes one ::error/::warning/::notice
 // line per annotation, and, when Options.Comment is set and the run is for a

@@ -55,13 +55,24 @@ type Env struct {
 	RunURL string
 	// Token authenticates API calls; empty means comments are skipped.
 	Token Token
+	// CI is the system the run is in (Actions, Buildkite, GitLab CI or
+	// none): outside Actions, Owner, Repo, PR, SHA and RunURL come from
+	// its own variables (see readOtherCI) and Apply.
+	CI CI
 
 	getenv func(string) string
+	// apiFromEnv: GITHUB_API_URL was set (a GitHub Enterprise Server
+	// repository elsewhere than github.com can then be commented on).
+	apiFromEnv bool
+	// hostNote says why a repository the CI named was not taken.
+	hostNote string
 }
 
 // EnvFrom reads the Actions environment through getenv (os.Getenv in the
 // CLI, a map in tests) and the event payload at GITHUB_EVENT_PATH.
-// Outside Actions it returns an Env with Actions false and no error.
+// Outside Actions it returns an Env with Actions false, filled from
+// Buildkite's or GitLab's variables when the run is in one of them; Apply
+// adds what the user gave explicitly.
 func EnvFrom(getenv func(string) string) (Env, error) {
 	a := githubactions.New(githubactions.WithGetenv(getenv))
 	e := Env{
@@ -71,7 +82,8 @@ func EnvFrom(getenv func(string) string) (Env, error) {
 		SHA:       getenv("GITHUB_SHA"),
 		getenv:    getenv,
 	}
-	for _, tok := range []string{a.GetInput("github-token"), getenv("PERFGATE_GITHUB_TOKEN"), getenv("GITHUB_TOKEN")} {
+	e.apiFromEnv = e.APIURL != ""
+	for _, tok := range []string{a.GetInput("github-token"), getenv("PERFGATE_GITHUB_TOKEN"), getenv("GITHUB_TOKEN"), getenv("GH_TOKEN")} {
 		if tok = strings.TrimSpace(tok); tok != "" {
 			e.Token = Token(tok)
 			break
@@ -84,8 +96,10 @@ func EnvFrom(getenv func(string) string) (Env, error) {
 		return Env{}, fmt.Errorf("GITHUB_API_URL %q: want an http(s) URL without user info", redact.URL(e.APIURL))
 	}
 	if !e.Actions {
-		return e, nil
+		err := e.readOtherCI(getenv)
+		return e, err
 	}
+	e.CI = Actions
 	repo := getenv("GITHUB_REPOSITORY")
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {

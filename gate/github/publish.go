@@ -31,22 +31,30 @@ type Options struct {
 	Out io.Writer
 	// HTTPClient is used for API calls; nil means a client with a timeout.
 	HTTPClient *http.Client
+	// ArtifactDir is the output directory, uploaded as the build's
+	// artifacts on Buildkite ("" uploads nothing).
+	ArtifactDir string
+	// Agent runs buildkite-agent; nil: the binary on PATH, if any.
+	Agent AgentRunner
 }
 
 // Published says what Publish did.
 type Published struct {
 	Comment CommentResult
+	// Notes say what else was done, or not done and why (a Buildkite
+	// annotation, artifacts), one line each.
+	Notes []string
 }
 
 // Publish writes r to the Actions run described by env: outputs, step
 // summary and annotations, then the PR comment as opts.Comment says (see
-// Post). Outside Actions it does nothing. Steps that fail do not stop the
+// Post). Outside Actions see publishElsewhere. Steps that fail do not stop the
 // others; their errors are joined, with the token removed. A failed comment
 // also leaves a ::warning:: on the run, since it is often a permission
 // problem (fork PRs get a read-only token) the user must see.
 func Publish(ctx context.Context, env Env, r Report, opts Options) (Published, error) {
 	if !env.Actions {
-		return Published{Comment: CommentResult{Action: Skipped, Reason: "not running in GitHub Actions"}}, nil
+		return publishElsewhere(ctx, env, r, opts)
 	}
 	out := opts.Out
 	if out == nil {
@@ -101,4 +109,31 @@ func comment(ctx context.Context, env Env, r Report, mode CommentMode, hc *http.
 	}
 	st := NewState(r.Verdict, r.Regressed)
 	return Post(ctx, c, Target{Owner: env.Owner, Repo: env.Repo, PR: env.PR, Marker: marker}, r.Markdown, mode, &st)
+}
+
+// publishElsewhere publishes from any CI but GitHub Actions, or none: on
+// Buildkite the annotation and artifacts, then the PR comment wherever the
+// repository, the PR number and a token are known (Env.NotPosted says
+// which is missing otherwise).
+func publishElsewhere(ctx context.Context, env Env, r Report, opts Options) (Published, error) {
+	scrub := redact.NewScrubber(env.Token.Reveal())
+	r.Markdown = scrub.String(r.Markdown)
+	var pub Published
+	var errs []error
+	if env.CI == Buildkite {
+		notes, err := publishBuildkite(ctx, env, r, opts)
+		pub.Notes = append(pub.Notes, notes...)
+		errs = append(errs, err)
+	}
+	switch why := env.NotPosted(); {
+	case opts.Comment == CommentNever || opts.Comment == "":
+		pub.Comment = CommentResult{Action: Skipped, Reason: "comments are turned off"}
+	case why != "":
+		pub.Comment = CommentResult{Action: Skipped, Reason: why}
+	default:
+		res, err := comment(ctx, env, r, opts.Comment, opts.HTTPClient)
+		pub.Comment = res
+		errs = append(errs, err)
+	}
+	return pub, scrub.Error(errors.Join(errs...))
 }

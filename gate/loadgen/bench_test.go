@@ -161,7 +161,7 @@ func BenchmarkSimSaturationBareReader(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hc := &http.Client{Transport: newTransport(256)}
+	hc := &http.Client{Transport: newTransport(256, true)}
 	defer hc.CloseIdleConnections()
 	trial := func() int64 {
 		var events atomic.Int64
@@ -263,7 +263,7 @@ func timingFidelity(b *testing.B, streams int) {
 		sent[id] = append(sent[id], ns)
 		mu.Unlock()
 	}
-	r.clients = map[int]*client{} // pick up the hook
+	r.clients = map[poolKey]*client{} // pick up the hook
 	b.ResetTimer()
 	if err := r.RunTrials(ctx, m, res, 1); err != nil {
 		b.Fatal(err)

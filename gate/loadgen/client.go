@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"syscall"
 	"time"
 
@@ -46,6 +47,9 @@ type exchange struct {
 	// the server has a tokenizer endpoint, to count them after the trial.
 	texts    []byte
 	textEnds []uint32
+	// attempts counts the connections the request was tried on (see
+	// client.resend); more than one means it was sent again.
+	attempts int
 }
 
 // keepText appends a token message's output strings to x.texts.
@@ -83,6 +87,19 @@ func (c *client) call(ctx context.Context, anchor time.Time, url string, reqID s
 	for k, v := range c.headers {
 		req.Header[k] = v
 	}
+	// A nil Idempotency-Key is not sent, but it lets net/http send the
+	// request again on another connection when the kept-alive one it
+	// picked turns out closed by the server before any byte of a response
+	// came back (docs/run.md#connections). Without it a POST is retried
+	// only when not one byte of it was written, and a server that closes
+	// connections after each stream fails a share of the requests that
+	// pick one. Every connection tried is counted: x.attempts > 1 marks a
+	// request sent again. Sent stays the first attempt's time, so the
+	// closed attempt counts in the request's latency.
+	req.Header["Idempotency-Key"] = nil
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { x.attempts++ },
+	}))
 	rec.Sent = time.Since(anchor)
 	resp, err := c.http.Do(req)
 	if err != nil {

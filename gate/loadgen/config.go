@@ -148,9 +148,12 @@ type client struct {
 
 // newTransport returns a keep-alive transport that holds conns idle
 // connections, so a trial reuses its connections instead of paying a
-// handshake inside TTFT (the Python clients open one per request).
-func newTransport(conns int) *http.Transport {
+// handshake inside TTFT (the Python clients open one per request). Without
+// reuse (an engine that closes connections after every stream) each
+// request opens its own connection.
+func newTransport(conns int, reuse bool) *http.Transport {
 	return &http.Transport{
+		DisableKeepAlives:     !reuse,
 		Proxy:                 nil, // a benchmark measures the server, not a proxy
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          conns,

@@ -8,7 +8,10 @@
 //     sleeps), each request in its own goroutine, the concurrency cap as a
 //     semaphore, and latency also measured from the intended send time so
 //     coordinated omission shows instead of hiding;
-//   - one shared, keep-alive HTTP transport sized to the concurrency;
+//   - one shared, keep-alive HTTP transport sized to the concurrency (a
+//     fresh connection per request for an engine that closes connections
+//     after streams), and a request whose kept-alive connection the
+//     server had closed is sent again, counted (docs/run.md#connections);
 //   - the client's own dispatch lag measured, so a saturated client
 //     invalidates its trial instead of silently inflating TTFT.
 //

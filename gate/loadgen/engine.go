@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/perfgate/perfgate/gate/engine"
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -51,9 +53,14 @@ func (r *Runner) resolveEngine(ctx context.Context, hc *http.Client) (engine.Pro
 // engineWarnings are the trial warnings of a workload that asks for what
 // the engine profile says the engine does not do: honour ignore_eos, or
 // take token-id prompts (the engine then refuses every such request).
-func engineWarnings(m *workload.Manifest, p engine.Profile) []string {
+// exactEOS says every successful request of the trial came back with
+// exactly its max_tokens. For the generic profile, which only assumes that
+// ignore_eos may not be honoured, what was observed then decides and there
+// is nothing to warn about; an engine known to lack the option (ollama,
+// TGI) is still named, since a later trial may stop at EOS.
+func engineWarnings(m *workload.Manifest, p engine.Profile, exactEOS bool) []string {
 	var out []string
-	if m.Sampling.IgnoreEOS && !p.IgnoreEOS {
+	if m.Sampling.IgnoreEOS && !p.IgnoreEOS && !(exactEOS && p.Name == engine.OpenAI) {
 		out = append(out, fmt.Sprintf("the workload sets ignore_eos but %s (engine %s) does not honour it: requests may stop at EOS before max_tokens", p.Title, p.Name))
 	}
 	if !p.TokenPrompts && m.API != workload.Chat && len(m.Requests) > 0 && m.Requests[0].PromptIDs != nil {
@@ -99,4 +106,31 @@ func (r *Runner) resetPrefixCache(ctx context.Context, hc *http.Client, p engine
 		return fmt.Errorf("%s", msg)
 	}
 	return nil
+}
+
+// eosSeen counts, over a trial, the successful ignore_eos requests and
+// those that produced exactly max_tokens, so engineWarnings follows what
+// the server did. Safe for concurrent use.
+type eosSeen struct {
+	mu      sync.Mutex
+	of, hit int
+}
+
+func (e *eosSeen) see(rec *metrics.Request) {
+	if !rec.Success || !rec.IgnoreEOS || rec.MaxTokens <= 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.of++
+	if rec.OutputTokens == rec.MaxTokens {
+		e.hit++
+	}
+}
+
+// exact: at least one request was observed and all had their length.
+func (e *eosSeen) exact() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.of > 0 && e.hit == e.of
 }

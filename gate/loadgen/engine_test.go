@@ -170,15 +170,15 @@ func TestEngineIgnoreEOSWarning(t *testing.T) {
 func TestEngineWarnings(t *testing.T) {
 	ollama, vllm := engine.Must(engine.Ollama), engine.Must(engine.VLLM)
 	ids := manifest(1, 0, 0, 4) // token-id prompts, ignore_eos
-	if w := strings.Join(engineWarnings(ids, ollama), "\n"); !strings.Contains(w, "takes text prompts only") || !strings.Contains(w, "prompt_format: text") || !strings.Contains(w, "ignore_eos") {
+	if w := strings.Join(engineWarnings(ids, ollama, false), "\n"); !strings.Contains(w, "takes text prompts only") || !strings.Contains(w, "prompt_format: text") || !strings.Contains(w, "ignore_eos") {
 		t.Errorf("ollama, token ids: %q", w)
 	}
-	if w := engineWarnings(ids, vllm); len(w) != 0 {
+	if w := engineWarnings(ids, vllm, false); len(w) != 0 {
 		t.Errorf("vllm: %q", w)
 	}
 	chat := chatManifest()
 	chat.Sampling.IgnoreEOS = false
-	if w := engineWarnings(chat, ollama); len(w) != 0 {
+	if w := engineWarnings(chat, ollama, false); len(w) != 0 {
 		t.Errorf("ollama chat without ignore_eos: %q", w)
 	}
 }

@@ -35,7 +35,7 @@ type fake struct {
 	start    time.Time
 }
 
-func newFake(t *testing.T, f *fake) *httptest.Server {
+func newFake(t testing.TB, f *fake) *httptest.Server {
 	f.arrivals = map[string]time.Time{}
 	f.start = time.Now()
 	if f.perChunk == 0 {

@@ -57,6 +57,7 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	for _, d := range info.Models {
 		if d.ID == srv.Model {
 			found, srv.MaxModelLen = true, d.MaxModelLen
+			r.vocab.Store(int64(d.Meta.NVocab))
 		}
 	}
 	if !found && p.DefaultTag != "" && !strings.Contains(srv.Model, ":") {
@@ -65,6 +66,7 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 		for _, d := range info.Models {
 			if d.ID == srv.Model+":"+p.DefaultTag {
 				found, srv.Model, srv.MaxModelLen = true, d.ID, d.MaxModelLen
+				r.vocab.Store(int64(d.Meta.NVocab))
 			}
 		}
 	}

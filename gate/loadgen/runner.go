@@ -29,8 +29,8 @@ type Runner struct {
 	seq atomic.Int64
 
 	mu      sync.Mutex
-	clients map[int]*client // by connection pool size
-	detail  sync.Mutex      // serialises writes to cfg.Detailed
+	clients map[poolKey]*client
+	detail  sync.Mutex // serialises writes to cfg.Detailed
 	// detailErr is the first error writing detailed records.
 	detailErr error
 	// calibrations are the prompt calibrations of text cells, by hash and
@@ -47,6 +47,9 @@ type Runner struct {
 	// /tokenize. probed: the server was asked once already.
 	tok    *tokenizer
 	probed bool
+	// vocab is the vocabulary size the server reported for the model
+	// (llama.cpp's /v1/models meta.n_vocab); 0 when it reported none.
+	vocab atomic.Int64
 }
 
 // New checks cfg and returns a Runner.
@@ -59,12 +62,21 @@ func New(cfg Config) (*Runner, error) {
 		cfg:     cfg.withDefaults(),
 		base:    base,
 		nonce:   fmt.Sprintf("%x", time.Now().UnixNano()),
-		clients: map[int]*client{},
+		clients: map[poolKey]*client{},
 	}, nil
 }
 
+// poolKey tells the shared clients apart: by connection pool size, and
+// whether connections are reused.
+type poolKey struct {
+	conns int
+	reuse bool
+}
+
 // clientFor returns the shared client for m, with a connection pool as
-// large as m's concurrency (or its request count when unlimited).
+// large as m's concurrency (or its request count when unlimited). Once the
+// engine profile is known, an engine that closes connections after every
+// stream gets a client that does not reuse them.
 func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if r.cfg.Client != nil {
 		return &client{http: r.cfg.Client, apiKey: r.cfg.APIKey, scrub: r.cfg.Scrubber, onEvent: r.onEvent}
@@ -73,14 +85,14 @@ func (r *Runner) clientFor(m *workload.Manifest) *client {
 	if conns <= 0 {
 		conns = len(m.Requests)
 	}
-	conns = max(1, min(conns, 16384))
+	key := poolKey{conns: max(1, min(conns, 16384)), reuse: !r.profile().ClosesAfterStream}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c, ok := r.clients[conns]; ok {
+	if c, ok := r.clients[key]; ok {
 		return c
 	}
-	c := &client{http: &http.Client{Transport: newTransport(conns)}, apiKey: r.cfg.APIKey, scrub: r.cfg.Scrubber, onEvent: r.onEvent}
-	r.clients[conns] = c
+	c := &client{http: &http.Client{Transport: newTransport(key.conns, key.reuse)}, apiKey: r.cfg.APIKey, scrub: r.cfg.Scrubber, onEvent: r.onEvent}
+	r.clients[key] = c
 	return c
 }
 

@@ -33,7 +33,6 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if model == "" {
 		model = m.Model
 	}
-	c := r.clientFor(m)
 	defer func() { res.FinishedAt = time.Now().UTC() }()
 	fail := func(reason string, err error) error {
 		res.Complete, res.IncompleteReason = false, reason
@@ -44,13 +43,19 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 	if err := ensureFDs(m); err != nil {
 		return fail(err.Error(), err)
 	}
-	c, err := r.withHeaders(c, m)
+	c, err := r.withHeaders(r.clientFor(m), m)
 	if err != nil {
 		return fail(err.Error(), err)
 	}
 	prof, err := r.resolveEngine(ctx, c.http) // Prepare resolved it already
 	if err != nil {
 		return fail(err.Error(), err)
+	}
+	if prof.ClosesAfterStream {
+		// The profile is known now: a client without connection reuse.
+		if c, err = r.withHeaders(r.clientFor(m), m); err != nil {
+			return fail(err.Error(), err)
+		}
 	}
 	if r.cfg.ResetPrefixCache && prof.CacheReset == nil {
 		err := r.resetPrefixCache(ctx, c.http, prof) // the error saying why
@@ -61,6 +66,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		return fail(err.Error(), err)
 	}
 	m = cm
+	m, vocabWarn := fitVocab(m, int(r.vocab.Load()))
 	if !r.probed {
 		r.probed = true
 		r.tok = r.probeTokenizer(ctx, c, model, prof)
@@ -98,12 +104,18 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 		if err != nil {
 			return fail(err.Error(), err)
 		}
-		t, interrupted := r.trial(ctx, m, c, idx, n, tag, bodies)
+		t, interrupted, eos := r.trial(ctx, m, c, idx, n, tag, bodies)
 		t.Index = idx
 		if warm != "" {
 			t.Warnings = append(t.Warnings, warm)
 		}
-		t.Warnings = append(t.Warnings, engineWarnings(m, prof)...)
+		t.Warnings = append(t.Warnings, engineWarnings(m, prof, eos.exact())...)
+		if vocabWarn != "" {
+			t.Warnings = append(t.Warnings, vocabWarn)
+		}
+		if h := invalidTokenHint(m, t); h != "" && t.Completed > 0 {
+			t.Warnings = append(t.Warnings, h)
+		}
 		// AfterTrial runs even for an interrupted trial, so server-side
 		// counters stay paired with what was measured; after an interrupt
 		// it gets a second at most, since the partial result must be
@@ -127,7 +139,7 @@ func (r *Runner) RunTrials(ctx context.Context, m *workload.Manifest, res *resul
 			return fail(fmt.Sprintf("interrupted during trial %d", idx), fmt.Errorf("%s: %w", m.Cell, ErrInterrupted))
 		}
 		if t.Completed == 0 {
-			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)%s", res.Server.URL, idx, t.InvalidReason, textOnlyHint(m, prof))
+			err := fmt.Errorf("server at %s: every request of trial %d failed (%s)%s", res.Server.URL, idx, t.InvalidReason, refusalHint(m, prof, t))
 			return fail(err.Error(), err)
 		}
 	}
@@ -146,7 +158,7 @@ const interruptedHookTimeout = time.Second
 // trial runs one measured pass over m.Requests and summarises it.
 // interrupted is true when ctx was cancelled before every request was sent
 // and answered.
-func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool) {
+func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx, of int, tag string, bodies [][]byte) (result.Trial, bool, *eosSeen) {
 	acc := metrics.NewAccumulator(metrics.SLO(m.SLO), 0).Percentiles(m.MetricPercentiles...)
 	prog := r.startProgress(m, idx, of)
 	// Requests whose chunks the server's tokenizer will count wait until
@@ -158,9 +170,15 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 	var (
 		heldMu sync.Mutex
 		later  []held
+		resent atomic.Int64
+		eos    eosSeen
 	)
 	sent, cut := r.dispatch(ctx, m, c, bodies, fmt.Sprintf("perfgate-%s-t%d", tag, idx), func(rq *workload.Request, x *exchange) {
 		x.rec.IgnoreEOS = m.Sampling.IgnoreEOS
+		if x.attempts > 1 {
+			resent.Add(1)
+		}
+		eos.see(&x.rec)
 		prog.finished(x)
 		if r.tok != nil && needsCount(x) {
 			heldMu.Lock()
@@ -191,8 +209,12 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 	if warn != "" {
 		t.Warnings = append(t.Warnings, warn)
 	}
+	if n := int(resent.Load()); n > 0 {
+		t.Resent = n
+		t.Warnings = append(t.Warnings, resentWarning(n, sent.sent))
+	}
 	if !sent.interrupted {
-		return t, false
+		return t, false, &eos
 	}
 	t.Valid = false
 	why := fmt.Sprintf("interrupted: %d of %d requests dispatched", sent.sent, len(m.Requests))
@@ -203,7 +225,7 @@ func (r *Runner) trial(ctx context.Context, m *workload.Manifest, c *client, idx
 		why += "; " + t.InvalidReason
 	}
 	t.InvalidReason = why
-	return t, true
+	return t, true, &eos
 }
 
 // dispatchStats describes a finished dispatch.
@@ -370,4 +392,12 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// resentWarning says what resending cost and what would avoid it.
+func resentWarning(n, of int) string {
+	return fmt.Sprintf("%d of %d requests were sent again on a fresh connection: the server closed the kept-alive connection they picked before answering "+
+		"(it offers keep-alive but closes connections); their latency includes the closed attempt. "+
+		"If the server closes every connection after a stream, set server.engine to its profile if it has one that says so (llamacpp), "+
+		"so each request opens its own connection instead (docs/run.md#connections)", n, of)
 }

@@ -91,6 +91,11 @@ type Options struct {
 type Model struct {
 	ID          string `json:"id"`
 	MaxModelLen int    `json:"max_model_len"`
+	// Meta is llama.cpp's model metadata; NVocab, its vocabulary size, is
+	// what random token ids must stay below (0: not reported).
+	Meta struct {
+		NVocab int `json:"n_vocab"`
+	} `json:"meta"`
 }
 
 // Info is what a ready server says about itself.

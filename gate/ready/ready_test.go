@@ -116,7 +116,7 @@ func TestWait(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Wait: %v", err)
 				}
-				if info.URL != ts.URL || info.Version != "1.2.3" || len(info.Models) != 2 || info.Models[0] != (Model{"m1", 4096}) || info.Health != tc.health {
+				if info.URL != ts.URL || info.Version != "1.2.3" || len(info.Models) != 2 || info.Models[0].ID != "m1" || info.Models[0].MaxModelLen != 4096 || info.Health != tc.health {
 					t.Errorf("info = %+v", info)
 				}
 				return

@@ -180,6 +180,11 @@ type Trial struct {
 	Completed int            `json:"completed"`
 	Failed    int            `json:"failed"`
 	Errors    map[string]int `json:"errors,omitempty"`
+	// Resent counts requests sent a second time on a fresh connection
+	// because the server had closed the kept-alive one before answering
+	// (docs/run.md#connections). They are not failures; their latency
+	// includes the closed attempt.
+	Resent int `json:"resent,omitempty"`
 	// ErrorSamples keeps the first bytes of a few error bodies, by type.
 	ErrorSamples map[string]string  `json:"error_samples,omitempty"`
 	Values       map[string]float64 `json:"values"`

@@ -214,6 +214,10 @@ type Bench struct {
 	MeanOutputLen int
 	EndpointType  string
 	RampUp        string
+	// DatasetName and Seed are the dataset and its seed where the imported
+	// tool records them (vLLM's files do not): "" and nil when unknown.
+	DatasetName string
+	Seed        *uint64
 }
 
 // ParseSpec decodes the spec of w; an empty spec (a result written by a

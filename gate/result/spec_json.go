@@ -76,6 +76,10 @@ type benchWire struct {
 	MeanOutputLen  int    `json:"mean_output_len"`
 	EndpointType   string `json:"endpoint_type,omitempty"`
 	RampUp         string `json:"ramp_up,omitempty"`
+	// DatasetName and Seed: only importers whose files record them write
+	// them (vLLM's files do not, so their identity is as it was).
+	DatasetName string  `json:"dataset_name,omitempty"`
+	Seed        *uint64 `json:"seed,omitempty"`
 }
 
 // specFields is every key of the three layouts, for decoding.
@@ -110,6 +114,8 @@ type specFields struct {
 	MeanOutputLen  int     `json:"mean_output_len"`
 	EndpointType   string  `json:"endpoint_type"`
 	RampUp         string  `json:"ramp_up"`
+	DatasetName    string  `json:"dataset_name"`
+	Seed           *uint64 `json:"seed"`
 }
 
 // MarshalJSON writes s in the layout of its kind.
@@ -156,7 +162,7 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 		return json.Marshal(benchWire{
 			Kind: KindBench, NumPrompts: b.NumPrompts, RequestRate: FormatRate(b.RequestRate), Burstiness: burst,
 			MaxConcurrency: b.MaxConcurrency, MeanInputLen: b.MeanInputLen, MeanOutputLen: b.MeanOutputLen,
-			EndpointType: b.EndpointType, RampUp: b.RampUp,
+			EndpointType: b.EndpointType, RampUp: b.RampUp, DatasetName: b.DatasetName, Seed: b.Seed,
 		})
 	}
 	return nil, fmt.Errorf("workload spec: unknown kind %q", s.Kind)
@@ -195,6 +201,7 @@ func (s *Spec) UnmarshalJSON(data []byte) error {
 		b := &Bench{
 			NumPrompts: f.NumPrompts, MaxConcurrency: f.MaxConcurrency,
 			MeanInputLen: f.MeanInputLen, MeanOutputLen: f.MeanOutputLen, EndpointType: f.EndpointType, RampUp: f.RampUp,
+			DatasetName: f.DatasetName, Seed: f.Seed,
 			RequestRate: math.Inf(1), Burstiness: 1, // vLLM's defaults
 		}
 		if f.RequestRate != nil {

@@ -126,9 +126,18 @@ func matchWorkload(name string, b, c *result.Result, p *Policy) (Workload, *cell
 	}
 	w.BaselineTrials, w.CandidateTrials = len(b.ValidTrials()), len(c.ValidTrials())
 	if b.Workload.Hash != c.Workload.Hash {
-		w.Status = WorkloadChanged
-		w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (hash %s -> %s)", ShortHash(b.Workload.Hash), ShortHash(c.Workload.Hash))
-		return w, nil, nil
+		// An imported cell matches by load shape; otherwise the message
+		// names what differs (result.SameWorkload).
+		same, why, note := result.SameWorkload(b.Workload, c.Workload)
+		if !same {
+			w.Status = WorkloadChanged
+			if why == "" {
+				why = fmt.Sprintf("hash %s -> %s", ShortHash(b.Workload.Hash), ShortHash(c.Workload.Hash))
+			}
+			w.Message = fmt.Sprintf("workload changed since the baseline; re-baseline (%s)", why)
+			return w, nil, nil
+		}
+		w.Warnings = append(w.Warnings, note)
 	}
 	for _, arm := range []struct {
 		name string

@@ -146,3 +146,12 @@ func number(v any) (f float64, ok bool) {
 	}
 	return 0, false
 }
+
+// DecodePython is decodePython for the other importers (gate/importers):
+// GuideLLM, GenAI-Perf and AIPerf write their JSON with Python's json
+// module too. Numbers arrive as json.Number, non-finite ones as the
+// strings "NaN", "Infinity" and "-Infinity"; Number reads either.
+func DecodePython(data []byte) (map[string]any, error) { return decodePython(data) }
+
+// Number reads a decoded JSON number (see DecodePython).
+func Number(v any) (float64, bool) { return number(v) }

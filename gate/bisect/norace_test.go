@@ -1,0 +1,5 @@
+//go:build !race
+
+package bisect
+
+const raceBuild = false
