@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -114,8 +113,8 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		runs = append(runs, baseline.Run{Source: src.Path, Result: src.Result})
 	}
 	prov := result.Provenance{
-		GitSHA:     baselineOrEnv(o.gitSHA, "GITHUB_SHA"),
-		GitRef:     baselineOrEnv(o.gitRef, "GITHUB_REF"),
+		GitSHA:     baselineOrEnv(o.gitSHA, s.getenv("GITHUB_SHA")),
+		GitRef:     baselineOrEnv(o.gitRef, s.getenv("GITHUB_REF")),
 		PromotedAt: time.Now().UTC().Truncate(time.Second),
 		How:        "perfgate baseline update --from " + o.from,
 		Accepted:   strings.TrimSpace(o.acceptChange),
@@ -168,10 +167,10 @@ func baselinePromote(s *Streams, store baseline.Store, o baselineUpdateOptions, 
 	return paths, skipped, nil
 }
 
-// baselineOrEnv returns v, or the environment variable name when v is empty.
-func baselineOrEnv(v, name string) string {
+// baselineOrEnv returns v, or env (the environment's value) when v is empty.
+func baselineOrEnv(v, env string) string {
 	if v != "" {
 		return v
 	}
-	return os.Getenv(name)
+	return env
 }

@@ -41,14 +41,14 @@ func baselineBranch(o baselineUpdateOptions) (gitstore.Spec, bool, error) {
 // push overtaken by another promotion is applied again on the new tip
 // (gitstore.Promote). The files it reports are named branch:path.
 func baselineUpdateBranch(s *Streams, spec gitstore.Spec, o baselineUpdateOptions, promote func(string) ([]string, []baseline.Skip, error)) ([]string, []baseline.Skip, error) {
-	repo := gitstore.Repo{Dir: ".", Remote: o.remote}
+	repo := gitstore.Repo{Dir: ".", Remote: o.remote, Environ: s.environ()}
 	var paths []string
 	var skipped []baseline.Skip
 	var root string
 	res, err := repo.Promote(context.Background(), gitstore.Promotion{
 		Branch:  spec.Branch,
 		Dir:     spec.Dir,
-		Message: fmt.Sprintf("perfgate: promote %s to %s (%s)", o.from, o.profile, baselineOrEnv(o.gitSHA, "GITHUB_SHA")),
+		Message: fmt.Sprintf("perfgate: promote %s to %s (%s)", o.from, o.profile, baselineOrEnv(o.gitSHA, s.getenv("GITHUB_SHA"))),
 		Apply: func(r string) error {
 			root = r
 			var err error
@@ -93,7 +93,7 @@ func openBaselines(ctx context.Context, s *Streams, setting string, emptyIfMissi
 	if !ok {
 		return setting, func() {}, nil
 	}
-	repo := gitstore.Repo{Dir: ".", Remote: "origin"}
+	repo := gitstore.Repo{Dir: ".", Remote: "origin", Environ: s.environ()}
 	tip, err := repo.Tip(ctx, spec.Branch)
 	if err != nil {
 		return "", nil, exitf(ExitInvalid, "baselines %s: %w", setting, err)

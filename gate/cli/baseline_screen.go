@@ -3,11 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
-	"github.com/perfgate/perfgate/gate/health"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/trust"
@@ -24,7 +22,7 @@ import (
 // An error is a problem of the configuration or the store, which stops
 // the whole update.
 func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) ([]baseline.Skip, *result.Settings, error) {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
+	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ()})
 	if err != nil {
 		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
@@ -72,7 +70,7 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 			runs[i].Warnings = append(runs[i].Warnings, n.String()+"; kept with --accept-noisy")
 			fmt.Fprintf(s.Err, "perfgate: warning: %s: %s; kept with --accept-noisy\n", runs[i].Source, n)
 		}
-		if n, why := baseline.Busy(r, health.Limits{}); n > 0 && float64(n+len(r.Trials)-len(r.ValidTrials())) > o.req.MaxInvalidShare*float64(len(r.Trials)) {
+		if n, why := baseline.Busy(r); n > 0 && float64(n+len(r.Trials)-len(r.ValidTrials())) > o.req.MaxInvalidShare*float64(len(r.Trials)) {
 			msg := fmt.Sprintf("workload %q: %d of %d trials ran on a busy runner (%s), more than %.0f%% with the invalid ones", r.Workload.Cell, n, len(r.Trials), why, 100*o.req.MaxInvalidShare)
 			if !o.acceptNoisy {
 				noisy = append(noisy, errors.New(msg))

@@ -47,7 +47,7 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		// nothing in the checkout to check for re-recorded baselines.
 		checkout = "."
 	}
-	mergeBase, ancestor, err := gateTrustedBase(ctx, checkout, o, gateGetenv, &notes)
+	mergeBase, ancestor, err := gateTrustedBase(ctx, checkout, o, o.getenv, &notes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,7 +55,7 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		if err := gateRefusePromotedInPR(dir, baselines); err != nil {
 			return nil, nil, err
 		}
-		if g, ok := findCheckout(ctx, dir); ok && mergeBase != "" && o.baselinesBranch == "" {
+		if g, ok := findCheckout(ctx, dir, o.environ); ok && mergeBase != "" && o.baselinesBranch == "" {
 			if err := gateRefuseRerecorded(g, dir, mergeBase); err != nil {
 				return nil, nil, err
 			}
@@ -114,7 +114,7 @@ func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func
 	if explicit == "" && baseRef == "" && !trust.UnderReview(getenv) {
 		return "", nil, nil
 	}
-	g, ok := findCheckout(ctx, dir)
+	g, ok := findCheckout(ctx, dir, o.environ)
 	if !ok {
 		switch {
 		case explicit != "":

@@ -88,8 +88,19 @@ type Repo struct {
 	// Remote is the remote fetched from and pushed to ("origin"); empty
 	// or absent from the repository: the local branch only.
 	Remote string
-	// Env is added to git's environment (tests set a committer).
-	Env []string
+	// Environ is the environment git runs in (nil: the process's), so a
+	// command's injected environment reaches git; Env is added to it
+	// (tests set a committer).
+	Environ []string
+	Env     []string
+}
+
+func (r Repo) env() []string {
+	base := r.Environ
+	if base == nil {
+		base = os.Environ()
+	}
+	return append(append([]string(nil), base...), r.Env...)
 }
 
 // git runs git in the repository and returns its trimmed output; errors
@@ -99,7 +110,7 @@ func (r Repo) git(ctx context.Context, dir string, args ...string) (string, erro
 		dir = r.Dir
 	}
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), r.Env...)
+	cmd.Env = r.env()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -157,6 +168,7 @@ func (r Repo) Export(ctx context.Context, commit, dir, dest string) (string, err
 		return root, nil
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", r.Dir, "archive", "--format=tar", commit, "--", dir)
+	cmd.Env = r.env()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

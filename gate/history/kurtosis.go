@@ -1,6 +1,10 @@
 package history
 
-import "math"
+import (
+	"math"
+
+	"github.com/perfgate/perfgate/gate/verdict"
+)
 
 // The noise screen's F test assumes normal trials, and a variance test is
 // far more sensitive to tails than a test of means: with trials spread as
@@ -38,7 +42,7 @@ func effectiveDF(n int, k float64) float64 {
 // within-session residuals of c's sessions (each scaled by
 // sqrt(n/(n-1)) so it has the trials' variance), floored at 0 and capped
 // at maxKurtosis; defaultKurtosis when c has too few trials.
-func cellKurtosis(c *Cell, id string, absolute bool) float64 {
+func cellKurtosis(c *Cell, id string) float64 {
 	if c == nil {
 		return defaultKurtosis
 	}
@@ -51,12 +55,13 @@ func cellKurtosis(c *Cell, id string, absolute bool) float64 {
 		}
 		scale := math.Sqrt(float64(sum.N) / float64(sum.N-1))
 		for _, t := range s.Trials {
-			v, ok := t[id]
+			raw, ok := t[id]
 			if !ok {
 				continue
 			}
-			if !absolute {
-				v = math.Log(v)
+			v, ok := verdict.TestValue(id, raw)
+			if !ok {
+				continue
 			}
 			e := (v - sum.Mean) * scale
 			m2 += e * e

@@ -111,7 +111,7 @@ func CheckNoise(r *result.Result, c *Cell, priors map[string]verdict.Prior, metr
 			floor = minUsualAbs
 		}
 		usual = math.Max(usual, floor)
-		k := cellKurtosis(c, id, verdict.Absolute(id))
+		k := cellKurtosis(c, id)
 		df1 := effectiveDF(s.N, k)
 		if source == "history" {
 			df2 = pooledDF(c, id, k)

@@ -93,8 +93,8 @@ func TestNoiseScreenRefusesOrdinarySessionsRarely(t *testing.T) {
 		{"normal trials", false, 0.003},
 		// Tails as heavy as Student's t on 5 df: a session with one
 		// trial 4 SDs out is not rare there, and no variance screen on
-		// 5 trials tells it from a spike. The old rule refused 6.1 %
-		// (12 % of 4th promotions) here.
+		// 5 trials tells it from a spike. The old rule refused 5.9 %
+		// (12.5 % of 4th promotions) here.
 		{"t(5) trials", true, 0.03},
 	} {
 		all, _ := screenSeries(21, 200, 15, 5, tc.heavy)
