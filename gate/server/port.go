@@ -1,0 +1,76 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// PortInUseError says the address a launched server is to serve on
+// (server.url) already accepts connections before perfgate started the
+// server: another process holds the port. Launching anyway would measure
+// that process (it answers the readiness probes) while the launched server
+// fails to bind and exits, reported as a death during the run.
+type PortInUseError struct {
+	URL  string // the configured URL, as given
+	Addr string // host:port probed
+}
+
+func (e *PortInUseError) Error() string {
+	_, port, _ := net.SplitHostPort(e.Addr)
+	return fmt.Sprintf("port %s (%s, server.url %s) is already in use by another process, so perfgate did not start the server: "+
+		"it would have measured that process instead; stop it (`ss -ltnp 'sport = :%s'` names it) or give the server a free port and set server.url to match",
+		port, e.Addr, e.URL, port)
+}
+
+// portDialTimeout bounds the check: a local port answers or refuses at
+// once; a filtered one is not what the check is for.
+const portDialTimeout = time.Second
+
+// checkPortFree returns a *PortInUseError when something already accepts
+// connections at raw's host and port. Only addresses of this machine are
+// checked (a loopback or unspecified IP, "localhost"); an empty raw (the
+// server announces its address), a host name (a lookup of its own) or a
+// dial that neither connects nor is refused checks nothing.
+func checkPortFree(ctx context.Context, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	switch ip := net.ParseIP(host); {
+	case strings.EqualFold(host, "localhost"):
+		host = "127.0.0.1"
+	case ip == nil:
+		return nil
+	case ip.IsUnspecified():
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	case !ip.IsLoopback():
+		return nil
+	}
+	addr := net.JoinHostPort(host, port)
+	d := net.Dialer{Timeout: portDialTimeout}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err == nil {
+		c.Close()
+		return &PortInUseError{URL: raw, Addr: addr}
+	}
+	// Refused: the port is free. Anything else (a timeout): the launch's
+	// own readiness wait says why the address cannot be reached.
+	return nil
+}
