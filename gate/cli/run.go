@@ -160,6 +160,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	var last *result.Result // the cell being run, for a launched server's log tail
 	cells := func(ctx context.Context, cfg loadgen.Config) error {
 		cfg.Hooks = serveHooks(cfg.URL)
+		var measured []*result.Result
 		for _, m := range ms {
 			trials := o.trials
 			if trials == 0 {
@@ -169,7 +170,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 			res, err := runAnyCell(ctx, cfg, m, trials, path, o)
 			if res != nil {
 				res.Fingerprint = fp.get(res.Server)
-				last = res
+				last, measured = res, append(measured, res)
 				if werr := result.Write(path, res); werr != nil {
 					return fmt.Errorf("run: %w", werr)
 				}
@@ -181,6 +182,9 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 				}
 				return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
 			}
+		}
+		if err := pipeline.Unmeasured(measured); err != nil {
+			return exitf(ExitRunFailed, "run: %w", err)
 		}
 		return nil
 	}
