@@ -38,7 +38,7 @@ func decides(c *verdict.Comparison, cell *verdict.Cell) string {
 	case verdict.LimitBaseline:
 		return "more baseline trials"
 	case verdict.LimitRunner:
-		return "runner busy: rerun on an idle runner"
+		return "an idle runner (runner busy)"
 	case verdict.LimitBetween:
 		switch src := cell.Noise.BetweenSource; {
 		case src == "default" || src == "assumed":

@@ -85,7 +85,7 @@ func holdBusyRunner(c *Comparison, cells []*pendingCell, cand map[string]*result
 		}
 		cell.Outcome, cell.Limit = Inconclusive, LimitRunner
 		cell.Warnings = append(cell.Warnings, fmt.Sprintf(
-			"runner busy: %d of the candidate's %d valid trials ran while the runner was unhealthy (%s), so this %s is not called a regression: the neighbour may have caused it; rerun on an idle runner (no other jobs on this host or GPU; each trial's health is in its result file)",
+			"runner busy: %d of the candidate's %d valid trials ran while the runner was unhealthy (%s), so this change (%s worse) is not called a regression: the neighbour may have caused it; rerun on an idle runner (no other jobs on this host or GPU; each trial's health is in its result file)",
 			b.busy, b.valid, strings.Join(b.problems, ", "), pc.format(cell.Worse)))
 		held = append(held, cell.Workload+" "+cell.Label)
 	}
