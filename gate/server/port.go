@@ -26,16 +26,25 @@ func (e *PortInUseError) Error() string {
 		port, e.Addr, e.URL, port)
 }
 
-// portDialTimeout bounds the check: a local port answers or refuses at
+// portDialTimeout bounds one look: a local port answers or refuses at
 // once; a filtered one is not what the check is for.
 const portDialTimeout = time.Second
 
-// checkPortFree returns a *PortInUseError when something already accepts
-// connections at raw's host and port. Only addresses of this machine are
-// checked (a loopback or unspecified IP, "localhost"); an empty raw (the
-// server announces its address), a host name (a lookup of its own) or a
-// dial that neither connects nor is refused checks nothing.
-func checkPortFree(ctx context.Context, raw string) error {
+// portGrace is how long a held port may take to free before the launch
+// fails: a server perfgate just stopped (the previous arm of perfgate ab,
+// calibrate's previous restart, a container behind `docker run`) can
+// hold it for a moment while it exits. A neighbour holds it for longer.
+const portGrace = 5 * time.Second
+
+// portPoll is the pause between looks while the port is held.
+const portPoll = 250 * time.Millisecond
+
+// checkPortFree returns a *PortInUseError when something still accepts
+// connections at raw's host and port after grace. Only addresses of this
+// machine are checked (a loopback or unspecified IP, "localhost"); an
+// empty raw (the server announces its address), a host name (a lookup of
+// its own) or a dial that neither connects nor is refused checks nothing.
+func checkPortFree(ctx context.Context, raw string, grace time.Duration) error {
 	if raw == "" {
 		return nil
 	}
@@ -65,12 +74,22 @@ func checkPortFree(ctx context.Context, raw string) error {
 	}
 	addr := net.JoinHostPort(host, port)
 	d := net.Dialer{Timeout: portDialTimeout}
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err == nil {
+	end := time.Now().Add(grace)
+	for {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			// Refused: the port is free. Anything else (a timeout): the
+			// launch's own readiness wait says why it cannot be reached.
+			return nil
+		}
 		c.Close()
-		return &PortInUseError{URL: raw, Addr: addr}
+		if time.Now().After(end) {
+			return &PortInUseError{URL: raw, Addr: addr}
+		}
+		select {
+		case <-ctx.Done():
+			return nil // interrupted: the launch reports it
+		case <-time.After(portPoll):
+		}
 	}
-	// Refused: the port is free. Anything else (a timeout): the launch's
-	// own readiness wait says why the address cannot be reached.
-	return nil
 }

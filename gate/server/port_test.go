@@ -45,7 +45,8 @@ func TestLaunchPortInUse(t *testing.T) {
 }
 
 // TestCheckPortFree: only this machine's addresses are checked, a free
-// port passes, an unspecified listen address is checked on loopback.
+// port passes, an unspecified listen address is checked on loopback, and
+// a port freed within the grace (a server perfgate just stopped) passes.
 func TestCheckPortFree(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -72,9 +73,18 @@ func TestCheckPortFree(t *testing.T) {
 		{"http://192.0.2.1:" + held, false},       // not this machine
 	}
 	for _, tt := range tests {
-		err := checkPortFree(context.Background(), tt.url)
+		err := checkPortFree(context.Background(), tt.url, 0)
 		if (err != nil) != tt.inUse {
 			t.Errorf("checkPortFree(%q) = %v, want in use %v", tt.url, err, tt.inUse)
 		}
+	}
+	// Freed 300 ms in, well inside a 5 s grace.
+	l2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(300*time.Millisecond, func() { l2.Close() })
+	if err := checkPortFree(context.Background(), "http://"+l2.Addr().String(), 5*time.Second); err != nil {
+		t.Errorf("a port freed within the grace: %v", err)
 	}
 }
