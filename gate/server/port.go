@@ -21,8 +21,8 @@ type PortInUseError struct {
 
 func (e *PortInUseError) Error() string {
 	_, port, _ := net.SplitHostPort(e.Addr)
-	return fmt.Sprintf("port %s (%s, server.url %s) is already in use by another process, so perfgate did not start the server: "+
-		"it would have measured that process instead; stop it (`ss -ltnp 'sport = :%s'` names it) or give the server a free port and set server.url to match",
+	return fmt.Sprintf("port %s (%s, server.url %s) is already in use by another process, "+
+		"which perfgate would have measured instead of the server it starts; stop it (`ss -ltnp 'sport = :%s'` names it) or give the server a free port and set server.url to match",
 		port, e.Addr, e.URL, port)
 }
 
