@@ -25,6 +25,9 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	if err != nil {
 		return srv, err
 	}
+	if err := r.readySpent(); err != nil {
+		return srv, err
+	}
 	opts := ready.Options{
 		URL: r.base, Client: hc, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber.With(secrets...),
 		Timeout: r.cfg.ReadyTimeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
@@ -36,6 +39,7 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	if errors.Is(err, ready.ErrInterrupted) {
 		return srv, fmt.Errorf("%w: %w", ErrInterrupted, err)
 	}
+	r.readyAnswer(err)
 	if err != nil {
 		return srv, err
 	}
