@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/health"
@@ -64,11 +63,11 @@ func busyRunner(r *result.Result) runnerBusy {
 // busy trials is small enough to trust. Passes and improvements stand:
 // a busy runner only makes the candidate look worse.
 //
-// The comparison gets one warning naming the cells held, so the overall
-// verdict (inconclusive, exit 4) says why.
+// The warning carries no figure of the cell, so the report folds the
+// cells of a workload into one note; the overall verdict is inconclusive
+// (exit 4) unless another cell regressed on healthy trials.
 func holdBusyRunner(c *Comparison, cells []*pendingCell, cand map[string]*result.Result) {
 	byCell := map[string]runnerBusy{}
-	var held, order []string
 	for _, pc := range cells {
 		cell := &pc.cell
 		if !cell.Gated || cell.Outcome != Regression {
@@ -78,32 +77,13 @@ func holdBusyRunner(c *Comparison, cells []*pendingCell, cand map[string]*result
 		if !ok {
 			b = busyRunner(cand[cell.Workload])
 			byCell[cell.Workload] = b
-			order = append(order, cell.Workload)
 		}
 		if b.busy == 0 {
 			continue
 		}
 		cell.Outcome, cell.Limit = Inconclusive, LimitRunner
 		cell.Warnings = append(cell.Warnings, fmt.Sprintf(
-			"runner busy: %d of the candidate's %d valid trials ran while the runner was unhealthy (%s), so this change (%s worse) is not called a regression: the neighbour may have caused it; rerun on an idle runner (no other jobs on this host or GPU; each trial's health is in its result file)",
-			b.busy, b.valid, strings.Join(b.problems, ", "), pc.format(cell.Worse)))
-		held = append(held, cell.Workload+" "+cell.Label)
+			"runner busy: %d of the candidate's %d valid trials ran while the runner was unhealthy (%s), so a change measured worse than its tolerance there is not called a regression: the neighbour may have caused it; rerun on an idle runner (no other jobs on this host or GPU; each trial's health is in its result file)",
+			b.busy, b.valid, strings.Join(b.problems, ", ")))
 	}
-	if len(held) == 0 {
-		return
-	}
-	sort.Strings(held)
-	var problems []string
-	seen := map[string]bool{}
-	for _, w := range order {
-		for _, p := range byCell[w].problems {
-			if !seen[p] {
-				seen[p] = true
-				problems = append(problems, p)
-			}
-		}
-	}
-	c.Warnings = append(c.Warnings, fmt.Sprintf(
-		"runner busy: %d gated cell(s) measured worse than their tolerance on an unhealthy runner (%s) are inconclusive, not regressions: %s; rerun on an idle runner to decide them",
-		len(held), strings.Join(problems, ", "), strings.Join(held, ", ")))
 }
