@@ -87,6 +87,11 @@ func TestBusyRunnerNeverRegresses(t *testing.T) {
 			if cmp.Regressions != 0 || cmp.Inconclusives == 0 || cmp.Headline == nil || cmp.Headline.Limit != LimitRunner {
 				t.Errorf("counts: %d regressions, %d inconclusive, headline %+v", cmp.Regressions, cmp.Inconclusives, cmp.Headline)
 			}
+			// Only the held cell is undecided: no look adds trials for it
+			// (more trials on a busy runner do not help).
+			if cmp.Inconclusives != 1 || len(cmp.NeedsTrials()) != 0 {
+				t.Errorf("%d inconclusive, NeedsTrials = %q: want only the held cell, needing no trials", cmp.Inconclusives, cmp.NeedsTrials())
+			}
 			w := strings.Join(cell.Warnings, "\n")
 			if !strings.Contains(w, "runner busy") || !strings.Contains(w, "load above the 2 CPUs") || !strings.Contains(w, "rerun on an idle runner") {
 				t.Errorf("cell warnings %q", cell.Warnings)
