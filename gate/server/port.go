@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,13 +18,20 @@ import (
 type PortInUseError struct {
 	URL  string // the configured URL, as given
 	Addr string // host:port probed
+	// Holder names the process listening there ("pid 1234 (python3)"),
+	// when /proc says; empty otherwise.
+	Holder string
 }
 
 func (e *PortInUseError) Error() string {
 	_, port, _ := net.SplitHostPort(e.Addr)
-	return fmt.Sprintf("port %s (%s, server.url %s) is already in use by another process, "+
-		"which perfgate would have measured instead of the server it starts; stop it (`ss -ltnp 'sport = :%s'` names it) or give the server a free port and set server.url to match",
-		port, e.Addr, e.URL, port)
+	by, find := "another process", fmt.Sprintf(" (`ss -ltnp 'sport = :%s'` names it)", port)
+	if e.Holder != "" {
+		by, find = e.Holder, ""
+	}
+	return fmt.Sprintf("port %s (%s, server.url %s) is already in use by %s, "+
+		"which perfgate would have measured instead of the server it starts; stop it%s or give the server a free port and set server.url to match",
+		port, e.Addr, e.URL, by, find)
 }
 
 // portDialTimeout bounds one look: a local port answers or refuses at
@@ -84,7 +92,8 @@ func checkPortFree(ctx context.Context, raw string, grace time.Duration) error {
 		}
 		c.Close()
 		if time.Now().After(end) {
-			return &PortInUseError{URL: raw, Addr: addr}
+			n, _ := strconv.Atoi(port)
+			return &PortInUseError{URL: raw, Addr: addr, Holder: portHolder(n)}
 		}
 		select {
 		case <-ctx.Done():
