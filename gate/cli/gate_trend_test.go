@@ -18,9 +18,7 @@ import (
 // regressed cell puts that cell's trend (the promoted runs, then the
 // candidate) into the comment's list; a cell without history has none.
 func TestGateCommentShowsTrend(t *testing.T) {
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	if err := os.WriteFile(cfg, []byte("profile: p\npolicy:\n  gated: [tpot_ms.p50]\n"), 0o644); err != nil {
@@ -29,7 +27,7 @@ func TestGateCommentShowsTrend(t *testing.T) {
 	baseDir := filepath.Join(dir, "baselines", "p")
 	candDir := filepath.Join(dir, "cand")
 	writeResult(t, filepath.Join(baseDir, "a.json"), compareTestResult("a", 5, 1))
-	writeResult(t, filepath.Join(candDir, "a.json"), compareTestResult("a", 5, 1.3))
+	writeResult(t, filepath.Join(candDir, "a.json"), compareTestResult("a", 5, 2))
 	var hist []byte
 	for i, tpot := range []float64{11.8, 12.1, 12.0} {
 		line, err := json.Marshal(baseline.HistoryLine{GitSHA: "abcdef0123456789", PromotedAt: time.Date(2026, 11, 20+i, 0, 0, 0, 0, time.UTC),
@@ -54,10 +52,11 @@ func TestGateCommentShowsTrend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 11.8, 12.1, 12.0, then the candidate at 12 × 1.3 = 15.6 (wiggled).
-	// The span after it is highest over lowest: 15.6/11.8 - 1 = 32 %, give
+	// 11.8, 12.1, 12.0, then the candidate at 12 × 2 = 24 (wiggled): a
+	// change beyond the uncalibrated default between-session noise (8 %).
+	// The span after it is highest over lowest: 24/11.8 - 1 = 103 %, give
 	// or take the candidate's wiggle.
-	want := "`" + report.Sparkline([]float64{11.8, 12.1, 12.0, 15.6}) + "` 3"
+	want := "`" + report.Sparkline([]float64{11.8, 12.1, 12.0, 24}) + "` 10"
 	if !strings.Contains(string(md), "| Trend |") || !strings.Contains(string(md), want) {
 		t.Errorf("comment.md lacks the trend %q:\n%s", want, md)
 	}
@@ -78,6 +77,7 @@ func TestGateCommentShowsTrend(t *testing.T) {
 }
 
 func TestHistoryRunsCentre(t *testing.T) {
+	t.Parallel()
 	runs := historyRuns(history.FromLines("a", []baseline.HistoryLine{
 		{GitSHA: "old", WorkloadHash: "h0", Trials: []map[string]float64{{"tpot_ms.p50": 99}}},
 		{GitSHA: "x", WorkloadHash: "h1", Trials: []map[string]float64{
