@@ -59,14 +59,26 @@ func healthRun(t *testing.T, extra ...string) *result.Result {
 	dir := t.TempDir()
 	code, out, errs := runMain(context.Background(), append(append(runLax,
 		"-w", "testdata/gate/decode-a.yaml", "--url", ts.URL, "-o", dir, "--trials", "2"), extra...)...)
-	if code != ExitPass {
-		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
 	r, err := result.Read(filepath.Join(dir, "decode-a.json"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
 	}
+	checkRunExit(t, code, r, out, errs)
 	return r
+}
+
+// checkRunExit: run exits 0 when the cell has a valid trial and 3 when
+// runner health left it none (pipeline.Unmeasured); the result is written
+// either way.
+func checkRunExit(t *testing.T, code ExitCode, r *result.Result, out, errs string) {
+	t.Helper()
+	want := ExitPass
+	if len(r.ValidTrials()) == 0 {
+		want = ExitRunFailed
+	}
+	if code != want {
+		t.Fatalf("exit %v with %d valid trial(s), want %v\nstdout:\n%s\nstderr:\n%s", code, len(r.ValidTrials()), want, out, errs)
+	}
 }
 
 // TestRunHealthCleanGPU: a GPU with nothing else on it and only benign
@@ -166,13 +178,11 @@ func TestRunHealthLaunchedServer(t *testing.T) {
 	code, out, errs := runMain(context.Background(), append(runLax,
 		"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--trials", "2",
 		"--server-cmd", cmd, "--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", mark, "--ready-timeout", "30s")...)
-	if code != ExitPass {
-		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
 	r, err := result.Read(filepath.Join(dir, "decode-a.json"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
 	}
+	checkRunExit(t, code, r, out, errs)
 	for _, tr := range r.Trials {
 		owners := map[string]string{}
 		for _, p := range tr.Health.Processes {

@@ -167,6 +167,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	var last *result.Result // the cell being run, for a launched server's log tail
 	var lastPath string
 	err = session.Run(cmd.Context(), so, func(ctx context.Context, sess *session.Session) error {
+		var measured []*result.Result
 		for _, m := range ms {
 			trials := o.trials
 			if trials == 0 {
@@ -175,7 +176,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 			path := filepath.Join(o.out, result.FileName(m.Cell))
 			res, err := runCell(ctx, sess, m, trials, path, o.saveDetailed)
 			if res != nil {
-				last, lastPath = res, path
+				last, lastPath, measured = res, path, append(measured, res)
 				if werr := result.Write(path, res); werr != nil {
 					return fmt.Errorf("run: %w", werr)
 				}
@@ -187,6 +188,9 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 				}
 				return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
 			}
+		}
+		if err := pipeline.Unmeasured(measured); err != nil {
+			return exitf(ExitRunFailed, "run: %w", err)
 		}
 		return nil
 	})

@@ -79,6 +79,10 @@ func TestJudge(t *testing.T) {
 			}
 			check("invalid", inv, tt.invalid)
 			check("warnings", warn, tt.warn)
+			// Unhealthy (busy.go) labels exactly what Judge finds.
+			if got := Unhealthy(&h, Limits{}); len(got) != len(inv)+len(warn) {
+				t.Errorf("Unhealthy = %q, want one label per finding of Judge (%q, %q)", got, inv, warn)
+			}
 		})
 	}
 }

@@ -25,6 +25,9 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	if err != nil {
 		return srv, err
 	}
+	if err := r.readySpent(); err != nil { // ready_once.go
+		return srv, err
+	}
 	timeout := r.cfg.ReadyTimeout
 	if !r.cfg.ReadyDeadline.IsZero() {
 		timeout = max(time.Until(r.cfg.ReadyDeadline), min(MinReadyWait, timeout))
@@ -40,6 +43,7 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	if errors.Is(err, ready.ErrInterrupted) {
 		return srv, fmt.Errorf("%w: %w", ErrInterrupted, err)
 	}
+	r.readyAnswer(err)
 	if err != nil {
 		return srv, err
 	}

@@ -30,6 +30,7 @@ type Runner struct {
 
 	mu      sync.Mutex
 	clients map[poolKey]*client
+	ready   readyOnce  // the readiness waits' history (guarded by mu; ready_once.go)
 	detail  sync.Mutex // serialises writes to cfg.Detailed
 	// detailErr is the first error writing detailed records.
 	detailErr error

@@ -85,6 +85,14 @@ type Options struct {
 	// answer, so a wait of minutes is never silent.
 	Hints     io.Writer
 	HintEvery time.Duration
+	// Launched says perfgate started this server (server.command): its
+	// refused connections are its start-up. A server perfgate did not
+	// start that refuses every connection for RefusedHintAfter
+	// (DefaultRefusedHintAfter when zero) gets one hint on Hints naming
+	// what to check, long before a ready timeout sized for model loading
+	// ends (refused.go).
+	Launched         bool
+	RefusedHintAfter time.Duration
 }
 
 // Model is one entry of GET /v1/models.
@@ -212,6 +220,7 @@ func Wait(ctx context.Context, o Options) (Info, error) {
 	}
 	hint := time.NewTicker(o.HintEvery)
 	defer hint.Stop()
+	refused := refusals{o: o, shown: shown}
 	for {
 		info, err := p.attempt(wctx)
 		if err == nil {
@@ -223,6 +232,7 @@ func Wait(ctx context.Context, o Options) (Info, error) {
 			return Info{}, err
 		}
 		note(err)
+		refused.saw(err, time.Now())
 		t := time.NewTimer(o.Interval)
 		select {
 		case <-t.C:
@@ -264,6 +274,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HintEvery <= 0 {
 		o.HintEvery = DefaultHintEvery
+	}
+	if o.RefusedHintAfter <= 0 {
+		o.RefusedHintAfter = DefaultRefusedHintAfter
 	}
 	if o.HealthPath == "" {
 		o.HealthPath = "/health"

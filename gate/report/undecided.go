@@ -37,6 +37,8 @@ func decides(c *verdict.Comparison, cell *verdict.Cell) string {
 		return "more trials"
 	case verdict.LimitBaseline:
 		return "more baseline trials"
+	case verdict.LimitRunner:
+		return "an idle runner (runner busy)"
 	case verdict.LimitBetween:
 		switch src := cell.Noise.BetweenSource; {
 		case src == "default" || src == "assumed":

@@ -67,6 +67,8 @@ func FailureOf(err error) (f Failure, ok bool) {
 		if f.Tail == "" {
 			f.Tail = he.Tail
 		}
+	case le != nil && errors.As(le.Err, new(*PortInUseError)):
+		f.Summary = "the server was not started: " + le.Err.Error()
 	case le != nil:
 		f.Summary = "the server did not become ready: " + le.Err.Error()
 	default:

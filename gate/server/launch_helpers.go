@@ -13,6 +13,9 @@ import (
 // `perfgate gate` do when server.command is set: on success the caller
 // owns the Process and must Stop it.
 func Launch(ctx context.Context, cfg Config, client *http.Client) (*Process, Info, error) {
+	if err := checkPortFree(ctx, cfg.URL, portGrace); err != nil { // port.go
+		return nil, Info{}, &LaunchError{Err: err}
+	}
 	p, err := Start(cfg)
 	if err != nil {
 		return nil, Info{}, err

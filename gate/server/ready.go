@@ -92,7 +92,7 @@ func (p *Process) Ready(ctx context.Context, client *http.Client, timeout time.D
 	left := timeout - time.Since(start)
 	opts := ready.Options{
 		URL: p.url, Client: client, APIKey: p.apiKey, Scrubber: p.log.scrub, Timeout: max(left, time.Millisecond),
-		Interval: pollInterval, Died: p.done, Hints: p.hints,
+		Interval: pollInterval, Died: p.done, Hints: p.hints, Launched: true,
 	}
 	if prof, err := engine.Get(p.engine); err == nil {
 		opts.HealthPath, opts.NoHealth, opts.NoModelsHint = prof.HealthPath, prof.HealthPath == "", prof.NoModelsHint

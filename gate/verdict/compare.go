@@ -68,6 +68,7 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 	defaulted, assumed := poolBetween(pending, c.Noise, &p)
 	c.Warnings = append(c.Warnings, betweenWarnings(defaulted, assumed, &p)...)
 	decide(c, pending, &p)
+	holdBusyRunner(c, pending, cand) // health.go
 	summarise(c, pending)
 	return c, nil
 }
