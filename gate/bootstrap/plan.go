@@ -1,0 +1,429 @@
+// Package bootstrap decides what `perfgate init` sets up on a team's GPU
+// runner once calibration has measured its noise: which kind of PR check
+// can decide the gated metrics (a stored baseline, or an interleaved A/B
+// of the PR against its merge base), at which tolerances, with how many
+// trials or blocks, and at what GPU time. It is pure: the command hands it
+// the calibrated noise, the policy's figures and the measured costs, and
+// writes what it returns.
+//
+// The predictions are the verdict's and the A/B's own (verdict.Design,
+// ab.Design), so the table init prints is the one the PR check will live
+// by: a tolerance is "decidable" when an unchanged build passes it in at
+// least 90 % of runs, the rate both Designs quote PassTolerance at.
+package bootstrap
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/ab"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// Metric is one gated (cell, metric) with its calibrated noise and its
+// tolerance (a fraction: 0.03 = 3 %; points as a fraction for absolute
+// metrics).
+type Metric struct {
+	Cell, ID, Label string
+	Absolute        bool
+	Noise           verdict.Prior
+	Tolerance       float64
+}
+
+// Rules are the policy's figures and the bounds of the search.
+type Rules struct {
+	// Family is the number of gated (cell, metric) pairs in the Holm
+	// family; LookAlpha Policy.Alpha / MaxLooks; PassAlpha the policy's.
+	Family               int
+	LookAlpha, PassAlpha float64
+	// MinTrials and MaxTrials bound the trials per arm of a stored-baseline
+	// check (the candidate's, and the first baseline's).
+	MinTrials, MaxTrials int
+	// BlockTrials is the trials of every workload per A/B block; MaxBlocks
+	// the most blocks an A/B check may need to be chosen.
+	BlockTrials, MaxBlocks int
+	// MaxGPU is the most GPU time one PR check may cost (0: no bound).
+	MaxGPU time.Duration
+	// Nightlies is the baseline history the "more" column looks ahead to:
+	// after this many nightly recordings the baseline has that many
+	// sessions.
+	Nightlies int
+}
+
+// MaxTolerance is the widest tolerance a widened check writes (50 %).
+const MaxTolerance = 0.5
+
+// DefaultRules are init's bounds: up to 30 trials per arm, 2 trials per
+// block and at most 64 blocks, a week of nightlies.
+func DefaultRules() Rules {
+	return Rules{MinTrials: 5, MaxTrials: 30, BlockTrials: ab.DefaultBlockTrials, MaxBlocks: 64, Nightlies: 7}
+}
+
+// Costs are what calibration measured: one server start (launch, ready,
+// warmup, stop) and one trial of every workload, all cells together.
+type Costs struct {
+	Startup, Trial time.Duration
+}
+
+// Mode is the kind of PR check init writes.
+type Mode string
+
+const (
+	// Stored compares the PR's one session with a stored baseline at the
+	// configured tolerances.
+	Stored Mode = "stored"
+	// AB runs the PR build and its merge base's in interleaved blocks on
+	// the same runner (perfgate ab), which cancels per-start offsets.
+	AB Mode = "ab"
+	// Widened compares with a stored baseline at tolerances raised to what
+	// calibration shows decidable: neither check decides the configured
+	// ones within the bounds.
+	Widened Mode = "stored-widened"
+)
+
+// Outcome is what one design of one metric decides.
+type Outcome struct {
+	// Decides is the smallest worsening found as a regression with 80 %
+	// power at the tolerance (+Inf: none up to 10x); PassTolerance the
+	// smallest tolerance an unchanged build passes 90 % of the time;
+	// PassChance the chance it passes at the tolerance.
+	Decides, PassTolerance, PassChance float64
+}
+
+// Decidable says whether an unchanged build passes at tol in 90 % of runs.
+func (o Outcome) Decidable(tol float64) bool { return o.PassTolerance <= tol*(1+1e-9) }
+
+// Row is one gated metric under both checks, and what more would buy.
+type Row struct {
+	Metric
+	// Stored at Plan.Trials per arm, AB at Plan.Blocks blocks.
+	Stored, AB Outcome
+	// MoreTrials is the stored check at twice the trials, MoreBlocks the
+	// A/B at twice the blocks, History the stored check once the baseline
+	// holds Rules.Nightlies sessions.
+	MoreTrials, MoreBlocks, History Outcome
+}
+
+// Plan is init's decision.
+type Plan struct {
+	Mode Mode
+	// Why says in a sentence or two why Mode was chosen.
+	Why string
+	// Trials per arm of the stored check (and of the first baseline);
+	// Blocks and BlockTrials of the A/B check.
+	Trials, Blocks, BlockTrials int
+	// StoredGPU and ABGPU are one PR check's GPU time under each, the
+	// latter at ABCostBlocks blocks (Blocks, or MaxBlocks when no number
+	// of blocks reaches the tolerances).
+	StoredGPU, ABGPU time.Duration
+	ABCostBlocks     int
+	// Tolerances are the tolerances the check runs at, per metric id (the
+	// largest over cells when widened): what perfgate.yaml gets.
+	Tolerances map[string]float64
+	// Ungated are the metric ids a widened check leaves ungated: in some
+	// cell no tolerance up to MaxTolerance is decidable, and a wider one
+	// would call nothing a regression while looking like a gate.
+	Ungated   []string
+	Rows      []Row
+	Nightlies int
+}
+
+// StoredDesign is the verdict's design of a stored-baseline check of m
+// with n trials per arm against a baseline of sessions sessions.
+func StoredDesign(m Metric, r Rules, n, sessions int) verdict.Design {
+	return verdict.Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: sessions, Noise: m.Noise,
+		Absolute: m.Absolute, Tolerance: m.Tolerance, Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+}
+
+// ABDesign is the A/B's design of m with blocks restarted blocks.
+func ABDesign(m Metric, r Rules, blocks int) ab.Design {
+	return ab.Design{Blocks: blocks, BlockTrials: r.BlockTrials, Within: m.Noise.WithinVar, Between: m.Noise.BetweenVar,
+		BetweenDF: m.Noise.BetweenDF, Absolute: m.Absolute, Tolerance: m.Tolerance,
+		Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+}
+
+// predictor is what both Designs answer.
+type predictor interface {
+	Power(change float64) float64
+	PassTolerance() float64
+	PassChance() float64
+}
+
+// outcome evaluates m's design d. A metric that calibration saw no noise
+// in at all (a success rate of 1 in every trial) passes unchanged and is
+// found beyond its tolerance; the Designs' formulas divide by its zero
+// standard error.
+func outcome(d predictor, m Metric) Outcome {
+	if silent(m) {
+		return Outcome{Decides: m.Tolerance, PassChance: 1}
+	}
+	return search(d, m.Absolute)
+}
+
+// hopelessMetric says that neither a stored baseline of MaxTrials nor an
+// A/B of MaxBlocks lets an unchanged build pass m at MaxTolerance.
+func hopelessMetric(m Metric, r Rules) bool {
+	if silent(m) {
+		return false
+	}
+	b := r.MaxBlocks - r.MaxBlocks%4
+	stored := StoredDesign(m, r, r.MaxTrials, 1).PassTolerance()
+	abPass := ABDesign(m, r, b).PassTolerance()
+	return !(stored <= MaxTolerance) && !(abPass <= MaxTolerance)
+}
+
+// silent says calibration saw no noise in m at all.
+func silent(m Metric) bool { return m.Noise.WithinVar == 0 && m.Noise.BetweenVar == 0 }
+
+// search evaluates a design: the smallest change found with 80 % power
+// by bisection on its Power (monotone in the change).
+func search(d predictor, absolute bool) Outcome {
+	hi := 10.0 // +1000 %
+	if absolute {
+		hi = 1 // 100 points
+	}
+	o := Outcome{PassTolerance: d.PassTolerance(), PassChance: d.PassChance(), Decides: math.Inf(1)}
+	if math.IsNaN(o.PassTolerance) {
+		o.PassTolerance = math.Inf(1)
+	}
+	if d.Power(hi) < 0.8 {
+		return o
+	}
+	lo := 0.0
+	for range 50 {
+		mid := (lo + hi) / 2
+		if d.Power(mid) >= 0.8 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	o.Decides = hi
+	return o
+}
+
+// Decide chooses the PR check. A stored baseline is the cheapest check
+// (one server start per PR), so it wins whenever some trial count up to
+// MaxTrials lets an unchanged build pass every gated metric at its
+// tolerance 90 % of the time. A single candidate session cannot resolve
+// less than its own session offset, so where the between-session noise
+// forbids that, the interleaved A/B, whose restarted blocks average the
+// offsets away, is chosen if it reaches the tolerances within MaxBlocks
+// blocks and MaxGPU. Otherwise the stored check runs at the tolerances it
+// can decide, and says so.
+func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
+	if len(ms) == 0 {
+		return Plan{}, fmt.Errorf("no gated metric has calibrated noise: nothing to plan")
+	}
+	if r.MinTrials < 2 || r.MaxTrials < r.MinTrials || r.BlockTrials < 1 || r.MaxBlocks < 4 {
+		return Plan{}, fmt.Errorf("bootstrap rules: trials %d-%d (want 2 <= min <= max), block trials %d (want >= 1), max blocks %d (want >= 4)",
+			r.MinTrials, r.MaxTrials, r.BlockTrials, r.MaxBlocks)
+	}
+	if r.Nightlies < 1 {
+		r.Nightlies = 1
+	}
+	p := Plan{BlockTrials: r.BlockTrials, Nightlies: r.Nightlies, Tolerances: map[string]float64{}}
+	// A metric that neither check can decide at any tolerance up to
+	// MaxTolerance is left ungated first, so it does not decide the
+	// choice for the metrics that can be gated.
+	all := ms
+	hopeless := map[string]bool{}
+	ms = nil
+	for _, m := range all {
+		if hopelessMetric(m, r) {
+			hopeless[m.ID] = true
+			continue
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return Plan{}, fmt.Errorf("no gated metric is decidable at a tolerance up to %.0f %% by a stored baseline of %d trials or an A/B of %d blocks: the runner is too noisy, or calibration had too few sessions to tell", 100*MaxTolerance, r.MaxTrials, r.MaxBlocks)
+	}
+	p.Trials = storedTrials(ms, r)
+	p.Blocks = abBlocks(ms, r)
+	cost := func(mode Mode, trials, blocks int) time.Duration {
+		if mode == AB {
+			return time.Duration(blocks) * (c.Startup + time.Duration(r.BlockTrials)*c.Trial)
+		}
+		return c.Startup + time.Duration(trials)*c.Trial
+	}
+	worst, need := worstStored(ms, r)
+	switch {
+	case p.Trials > 0:
+		p.Mode = Stored
+		p.Why = fmt.Sprintf("a stored baseline decides every gated metric at its tolerance with %d trials per arm (an unchanged build passes each in at least 90 %% of runs): one server start per PR is the cheapest check", p.Trials)
+	case p.Blocks > 0 && (r.MaxGPU == 0 || cost(AB, 0, p.Blocks) <= r.MaxGPU):
+		p.Mode = AB
+		// The first baseline (the nightly's start) and the stored
+		// column of the table use the trials past which more buy little.
+		p.Trials = widenedTrials(ms, r)
+		p.Why = fmt.Sprintf("the between-session noise of %s %s (CV %.1f %%) keeps one candidate session from passing an unchanged build at its %s tolerance with up to %d trials (%s); an interleaved A/B of the PR against its merge base restarts both servers every block, which averages the session offsets away, and decides every gated metric with %d blocks",
+			worst.Cell, worst.Label, 100*cv(worst.Noise.BetweenVar, worst.Absolute), pct(worst.Tolerance, worst.Absolute), r.MaxTrials, needs(need, worst.Absolute), p.Blocks)
+	default:
+		p.Mode = Widened
+		p.Trials = widenedTrials(ms, r)
+		reason := fmt.Sprintf("no A/B of up to %d blocks does either", r.MaxBlocks)
+		if p.Blocks > 0 {
+			reason = fmt.Sprintf("the A/B that would (%d blocks) costs %s of GPU time per PR, above the %s allowed", p.Blocks, cost(AB, 0, p.Blocks).Round(time.Second), r.MaxGPU)
+		}
+		p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; the check runs against a stored baseline with %d trials per arm at the tolerances calibration shows decidable, which shrink as the nightly history grows",
+			r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, p.Trials)
+	}
+	blocks := p.Blocks
+	if blocks == 0 {
+		blocks = r.MaxBlocks - r.MaxBlocks%4
+	}
+	p.StoredGPU, p.ABGPU, p.ABCostBlocks = cost(Stored, p.Trials, 0), cost(AB, 0, blocks), blocks
+	for _, m := range all {
+		row := Row{Metric: m}
+		row.Stored = outcome(StoredDesign(m, r, p.Trials, 1), row.Metric)
+		if p.Mode == Widened {
+			// Widening only raises: a metric the stored check decides at
+			// its own tolerance keeps it.
+			row.Tolerance = max(m.Tolerance, widen(row.Stored.PassTolerance))
+			row.Stored = outcome(StoredDesign(row.Metric, r, p.Trials, 1), row.Metric)
+		}
+		row.AB = outcome(ABDesign(row.Metric, r, blocks), row.Metric)
+		row.MoreTrials = outcome(StoredDesign(row.Metric, r, 2*p.Trials, 1), row.Metric)
+		row.MoreBlocks = outcome(ABDesign(row.Metric, r, 2*blocks), row.Metric)
+		row.History = outcome(StoredDesign(row.Metric, r, p.Trials, r.Nightlies), row.Metric)
+		p.Rows = append(p.Rows, row)
+		if row.Tolerance > p.Tolerances[m.ID] {
+			p.Tolerances[m.ID] = row.Tolerance
+		}
+	}
+	for id, t := range p.Tolerances {
+		if t > MaxTolerance || hopeless[id] {
+			p.Ungated = append(p.Ungated, id)
+			delete(p.Tolerances, id)
+		}
+	}
+	sort.Strings(p.Ungated)
+	if len(p.Ungated) > 0 {
+		p.Why += fmt.Sprintf("; %s stay ungated: no tolerance up to %.0f %% is decidable for them on this runner", strings.Join(p.Ungated, ", "), 100*MaxTolerance)
+	}
+	sort.SliceStable(p.Rows, func(i, j int) bool {
+		if p.Rows[i].Cell != p.Rows[j].Cell {
+			return p.Rows[i].Cell < p.Rows[j].Cell
+		}
+		return p.Rows[i].ID < p.Rows[j].ID
+	})
+	return p, nil
+}
+
+// storedTrials is the fewest trials per arm, from MinTrials to MaxTrials,
+// at which every metric's stored check is decidable; 0 when none is.
+// PassTolerance only falls as trials grow, so a scan suffices.
+func storedTrials(ms []Metric, r Rules) int {
+	for n := r.MinTrials; n <= r.MaxTrials; n++ {
+		ok := true
+		for _, m := range ms {
+			if !silent(m) && StoredDesign(m, r, n, 1).PassTolerance() > m.Tolerance*(1+1e-9) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return n
+		}
+	}
+	return 0
+}
+
+// worstStored is the metric furthest from its tolerance at MaxTrials and
+// the tolerance it would need there.
+func worstStored(ms []Metric, r Rules) (Metric, float64) {
+	var worst Metric
+	need, ratio := 0.0, -1.0
+	for _, m := range ms {
+		if silent(m) {
+			continue
+		}
+		pt := StoredDesign(m, r, r.MaxTrials, 1).PassTolerance()
+		if q := pt / math.Max(m.Tolerance, 1e-12); q > ratio {
+			worst, need, ratio = m, pt, q
+		}
+	}
+	return worst, need
+}
+
+// abBlocks is the fewest blocks (a multiple of four) up to MaxBlocks at
+// which an unchanged B passes every metric 90 % of the time; 0 when none.
+func abBlocks(ms []Metric, r Rules) int {
+	most := 0
+	for _, m := range ms {
+		if silent(m) {
+			continue
+		}
+		b := ABDesign(m, r, 0).BlocksToPass(ab.PlanPass)
+		if b == 0 || b > r.MaxBlocks {
+			return 0
+		}
+		most = max(most, b)
+	}
+	return most
+}
+
+// widenedTrials is the trial count of a widened stored check: the fewest
+// at which every metric's pass tolerance is within 10 % of what MaxTrials
+// would give, since beyond it more trials buy little (the between-session
+// term does not shrink with trials).
+func widenedTrials(ms []Metric, r Rules) int {
+	for n := r.MinTrials; n < r.MaxTrials; n++ {
+		ok := true
+		for _, m := range ms {
+			if silent(m) {
+				continue
+			}
+			floor := StoredDesign(m, r, r.MaxTrials, 1).PassTolerance()
+			if StoredDesign(m, r, n, 1).PassTolerance() > 1.1*floor {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return n
+		}
+	}
+	return r.MaxTrials
+}
+
+// widen rounds a pass tolerance up to the next half percent (half point
+// for absolute metrics), the grain tolerances are written in.
+func widen(pt float64) float64 {
+	step := 0.005
+	if math.IsInf(pt, 0) || math.IsNaN(pt) {
+		return 1
+	}
+	return math.Ceil(pt/step-1e-9) * step
+}
+
+// cv is a variance as a CV (points for absolute metrics).
+func cv(v float64, absolute bool) float64 {
+	if absolute {
+		return math.Sqrt(v)
+	}
+	return math.Sqrt(math.Expm1(v))
+}
+
+// pct formats a fraction as a percentage ("points" for absolute metrics).
+func pct(x float64, absolute bool) string {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return "never"
+	}
+	if absolute {
+		return fmt.Sprintf("%.1f points", 100*x)
+	}
+	return fmt.Sprintf("%.1f %%", 100*x)
+}
+
+// needs says what tolerance a metric would need.
+func needs(t float64, absolute bool) string {
+	if math.IsInf(t, 0) || math.IsNaN(t) {
+		return "no tolerance is decidable with so few calibrated sessions"
+	}
+	return "it would need " + pct(t, absolute)
+}
