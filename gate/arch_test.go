@@ -69,6 +69,7 @@ func TestImportDirection(t *testing.T) {
 		{"gate/importers", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/config", mod + "gate/report"}, "importers map bytes they are given onto results: reading files and directories is the command's"},
 		{"gate/ab", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/report"}, "the paired A/B verdict is pure statistics: launching and running the arms is gate/cli's"},
 		{"gate/bisect", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config"}, "the bisect search is pure: building commits and running their blocks is whatever the Bench it is given does (gate/cli's)"},
+		{"gate/bootstrap", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/baseline"}, "init's decisions are pure: calibrating, running and writing files is gate/cli's"},
 	}
 	for pkg, deps := range graph {
 		rel := strings.TrimPrefix(pkg, mod)

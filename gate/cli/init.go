@@ -33,7 +33,7 @@ type initOptions struct {
 	readyTimeout, startup, maxGPU           time.Duration
 	rules                                   bootstrap.Rules
 	dispatchLagMs                           float64
-	force                                   bool
+	force, acceptNoisy                      bool
 }
 
 // newInitCmd builds `perfgate init`: the one command a team runs on its
@@ -81,6 +81,7 @@ tolerances calibration shows decidable. It never overwrites a file without
 	f.DurationVar(&o.readyTimeout, "ready-timeout", 0, "how long to wait for each start to become ready (default 10m)")
 	f.Float64Var(&o.dispatchLagMs, "max-dispatch-lag-ms", 0, "passed to calibrate and run: a trial whose dispatch lag p99 exceeds this is invalid (0: their default)")
 	f.BoolVar(&o.force, "force", false, "overwrite files an earlier init (or anyone) wrote")
+	f.BoolVar(&o.acceptNoisy, "accept-noisy", false, "passed to baseline update: keep a first baseline whose spread is far above the calibration's, with a recorded warning")
 	return cmd
 }
 
@@ -152,7 +153,7 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 	}
 	fmt.Fprintf(s.Out, "\nwrote %s, %s, calibration %s and a first baseline in %s\n", files.config,
 		strings.Join(files.workflows, ", "), mustRel(o.dir, store.NoisePath(o.profile)), mustRel(o.dir, store.Dir(o.profile)))
-	fmt.Fprintf(s.Out, "next: commit them, then check the setup with `perfgate validate`; docs/init.md says what the first week looks like\n")
+	fmt.Fprintf(s.Out, "next: commit them (check the workloads with `perfgate validate workloads/`); docs/init.md says what the first week looks like\n")
 	return nil
 }
 

@@ -91,6 +91,9 @@ func (m *initMeasure) run(ctx context.Context) (*bootstrap.Plan, error) {
 	}
 	args = []string{"baseline", "update", "--from", baseDir, "--profile", o.profile, "--baselines", m.store.Root,
 		"--config", filepath.Join(o.dir, "perfgate.yaml")}
+	if o.acceptNoisy {
+		args = append(args, "--accept-noisy")
+	}
 	if err := m.sub(ctx, "baseline update", args); err != nil {
 		return nil, err
 	}
