@@ -14,8 +14,9 @@ import (
 // on a team's runner.
 func TestRenderWorkflow(t *testing.T) {
 	for _, mode := range []Mode{Stored, AB} {
+		plan := &Plan{Mode: mode, Why: "because.", Blocks: 24}
 		for _, wf := range WorkflowsFor(mode) {
-			data, err := RenderWorkflow(examples.FS, wf, "a100-qwen", "PR check: because.")
+			data, err := RenderWorkflow(examples.FS, wf, "a100-qwen", plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -23,6 +24,9 @@ func TestRenderWorkflow(t *testing.T) {
 			src, _ := examples.FS.ReadFile(wf.Example)
 			if strings.Contains(text, examplesProfile) || !strings.Contains(text, "a100-qwen") || !strings.HasPrefix(text, "# Written by `perfgate init` from examples/"+wf.Example) || !strings.Contains(text, "PR check: because.") {
 				t.Errorf("%s from %s: profile or header wrong:\n%s", wf.Name, wf.Example, text)
+			}
+			if strings.Contains(string(src), "max-blocks:") && !strings.Contains(text, `max-blocks: "48"`) {
+				t.Errorf("%s: max-blocks is not twice the plan's 24 blocks:\n%s", wf.Name, text)
 			}
 			hand := strings.Contains(string(src), "- name: Start the")
 			if hand && (strings.Contains(text, "- name: Start the") || strings.Contains(text, "server-url:") || strings.Contains(text, "nohup")) {
@@ -36,7 +40,7 @@ func TestRenderWorkflow(t *testing.T) {
 			}
 		}
 	}
-	if _, err := RenderWorkflow(examples.FS, Workflow{"x.yml", "workflows/missing.yml"}, "p", ""); err == nil || !strings.Contains(err.Error(), "workflows/missing.yml") {
+	if _, err := RenderWorkflow(examples.FS, Workflow{"x.yml", "workflows/missing.yml"}, "p", &Plan{}); err == nil || !strings.Contains(err.Error(), "workflows/missing.yml") {
 		t.Errorf("missing example: %v", err)
 	}
 }

@@ -35,8 +35,10 @@ var startStep = regexp.MustCompile(`^(\s*)- name: Start the .*server`)
 // embedded examples/ tree): the team's profile in place of the example's,
 // and, since perfgate.yaml's server.command has perfgate launch the server
 // itself, the example's hand-written start step and its server-url input
-// removed. why heads the file, so the reader knows what init chose.
-func RenderWorkflow(examples fs.FS, w Workflow, profile, why string) ([]byte, error) {
+// removed; an A/B check's max-blocks input is twice the plan's blocks, as
+// perfgate.yaml's ab.max_blocks (the input would override it). The plan's
+// reason heads the file, so the reader knows what init chose.
+func RenderWorkflow(examples fs.FS, w Workflow, profile string, p *Plan) ([]byte, error) {
 	data, err := fs.ReadFile(examples, w.Example)
 	if err != nil {
 		return nil, fmt.Errorf("example workflow %s: %w", w.Example, err)
@@ -44,6 +46,13 @@ func RenderWorkflow(examples fs.FS, w Workflow, profile, why string) ([]byte, er
 	text := strings.ReplaceAll(string(data), examplesProfile+"-ab", profile)
 	text = strings.ReplaceAll(text, examplesProfile, profile)
 	lines := strings.Split(text, "\n")
+	if p.Mode == AB && p.Blocks > 0 {
+		for i, l := range lines {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "max-blocks:") {
+				lines[i] = l[:len(l)-len(strings.TrimLeft(l, " "))] + fmt.Sprintf("max-blocks: \"%d\"", 2*p.Blocks)
+			}
+		}
+	}
 	out, dropped := dropStartStep(lines)
 	if dropped {
 		kept := out[:0]
@@ -60,7 +69,7 @@ func RenderWorkflow(examples fs.FS, w Workflow, profile, why string) ([]byte, er
 	if dropped {
 		b.WriteString("# perfgate launches the server itself (server.command in perfgate.yaml).\n")
 	}
-	for _, l := range wrap(why, 76) {
+	for _, l := range wrap("PR check: "+p.Why, 76) {
 		b.WriteString("#   " + l + "\n")
 	}
 	b.WriteString("#\n")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -142,7 +144,11 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 	if err := initWrite(o.dir, files.config, bootstrap.Config(setup, nil)); err != nil {
 		return err
 	}
-	m := &initMeasure{s: s, o: o, setup: setup, store: store, start: time.Now()}
+	// The progress line is written from its own goroutine while the
+	// commands write their own lines: one lock keeps the stream whole.
+	ls := *s
+	ls.Err = &lockedWriter{w: s.Err}
+	m := &initMeasure{s: &ls, o: o, setup: setup, store: store, start: time.Now()}
 	plan, err := m.run(ctx)
 	if err != nil {
 		return err
@@ -155,6 +161,18 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 		strings.Join(files.workflows, ", "), mustRel(o.dir, store.NoisePath(o.profile)), mustRel(o.dir, store.Dir(o.profile)))
 	fmt.Fprintf(s.Out, "next: commit them (check the workloads with `perfgate validate workloads/`); docs/init.md says what the first week looks like\n")
 	return nil
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // initWrite writes data to dir/name, creating its directory.

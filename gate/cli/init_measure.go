@@ -98,7 +98,7 @@ func (m *initMeasure) run(ctx context.Context) (*bootstrap.Plan, error) {
 		return nil, err
 	}
 	for _, wf := range bootstrap.WorkflowsFor(plan.Mode) {
-		data, err := bootstrap.RenderWorkflow(initExamples, wf, o.profile, "PR check: "+plan.Why)
+		data, err := bootstrap.RenderWorkflow(initExamples, wf, o.profile, &plan)
 		if err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
