@@ -194,3 +194,21 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestBestStored: with a between-session estimate on a fraction of a
+// degree of freedom (3 calibration sessions that barely differed), more
+// trials move the test's degrees of freedom towards it and the pass
+// tolerance grows again; the need init quotes is the smallest over the
+// trial range, not the value at its end.
+func TestBestStored(t *testing.T) {
+	r := rules(1)
+	m := metric("chat", "e2el_ms.p50", 0.15, 0.02, 0.03)
+	m.Noise.BetweenDF = 0.05
+	atMin := StoredDesign(m, r, r.MinTrials, 1).PassTolerance()
+	atMax := StoredDesign(m, r, r.MaxTrials, 1).PassTolerance()
+	best := bestStored(m, r)
+	if !(best <= atMin && best < atMax) {
+		t.Errorf("best %.4f, at %d trials %.4f, at %d %.4f", best, r.MinTrials, atMin, r.MaxTrials, atMax)
+	}
+	t.Logf("pass tolerance: %d trials %.1f %%, %d trials %.1f %%, best %.1f %%", r.MinTrials, 100*atMin, r.MaxTrials, 100*atMax, 100*best)
+}
