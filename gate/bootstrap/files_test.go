@@ -79,7 +79,7 @@ func TestConfig(t *testing.T) {
 	p := &Plan{Mode: Widened, Why: "because the noise", Trials: 8, Tolerances: map[string]float64{"tpot_ms.p50": 0.34500000000000003, "e2el_ms.p99": 1.5},
 		Ungated: []string{"ttft_ms.p99"}}
 	post := string(Config(s, p))
-	for _, w := range []string{"tpot_ms.p50: 0.345\n", "e2el_ms.p99: 150%\n", "gated: [e2el_ms.p99, tpot_ms.p50]", "ttft_ms.p99.", "min: 8", "#   because the noise"} {
+	for _, w := range []string{"tpot_ms.p50: 0.345\n", "e2el_ms.p99: 150%\n", "gated: [e2el_ms.p99, tpot_ms.p50]", "end of this file): ttft_ms.p99.", "min: 8", "#   because the noise"} {
 		if !strings.Contains(post, w) {
 			t.Errorf("widened plan: lacks %q:\n%s", w, post)
 		}

@@ -163,6 +163,16 @@ func outcome(d predictor, m Metric) Outcome {
 	return search(d, m.Absolute)
 }
 
+// Unsure says that m's between-session variance was estimated (it is not
+// zero) on less than one degree of freedom: the sessions' means differed
+// by about what their trials predict, and the Satterthwaite df says the
+// estimate is barely known. The verdict's interval on such a metric can
+// be unbounded (a t quantile on 0.2 df), whatever the Designs predict from
+// the trials' own degrees of freedom, so init does not gate it.
+func Unsure(m Metric) bool {
+	return m.Noise.BetweenVar > 0 && m.Noise.BetweenDF > 0 && m.Noise.BetweenDF < 1
+}
+
 // hopelessMetric says that neither a stored baseline of MaxTrials nor an
 // A/B of MaxBlocks lets an unchanged build pass m at MaxTolerance.
 func hopelessMetric(m Metric, r Rules) bool {
@@ -230,14 +240,21 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 	// MaxTolerance is left ungated first, so it does not decide the
 	// choice for the metrics that can be gated.
 	all := ms
-	hopeless := map[string]bool{}
+	hopeless, unsure := map[string]bool{}, map[string]bool{}
 	ms = nil
 	for _, m := range all {
+		if Unsure(m) {
+			unsure[m.ID] = true
+			continue
+		}
 		if hopelessMetric(m, r) {
 			hopeless[m.ID] = true
 			continue
 		}
 		ms = append(ms, m)
+	}
+	if len(ms) == 0 && len(unsure) > 0 {
+		return Plan{}, fmt.Errorf("the calibration's between-session estimates of every gated metric rest on less than one degree of freedom: rerun with more --restarts")
 	}
 	if len(ms) == 0 {
 		return Plan{}, fmt.Errorf("no gated metric is decidable at a tolerance up to %.0f %% by a stored baseline of %d trials or an A/B of %d blocks: the runner is too noisy, or calibration had too few sessions to tell", 100*MaxTolerance, r.MaxTrials, r.MaxBlocks)
@@ -296,14 +313,25 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		}
 	}
 	for id, t := range p.Tolerances {
-		if t > MaxTolerance || hopeless[id] {
+		if t > MaxTolerance || hopeless[id] || unsure[id] {
 			p.Ungated = append(p.Ungated, id)
 			delete(p.Tolerances, id)
 		}
 	}
 	sort.Strings(p.Ungated)
-	if len(p.Ungated) > 0 {
-		p.Why += fmt.Sprintf("; %s stay ungated: no tolerance up to %.0f %% is decidable for them on this runner", strings.Join(p.Ungated, ", "), 100*MaxTolerance)
+	var noTol, few []string
+	for _, id := range p.Ungated {
+		if unsure[id] {
+			few = append(few, id)
+		} else {
+			noTol = append(noTol, id)
+		}
+	}
+	if len(noTol) > 0 {
+		p.Why += fmt.Sprintf("; %s stay ungated: no tolerance up to %.0f %% is decidable for them on this runner", strings.Join(noTol, ", "), 100*MaxTolerance)
+	}
+	if len(few) > 0 {
+		p.Why += fmt.Sprintf("; %s stay ungated: the calibration's between-session estimate of them rests on less than one degree of freedom, so no verdict on them can be bounded (more --restarts make it firmer)", strings.Join(few, ", "))
 	}
 	sort.SliceStable(p.Rows, func(i, j int) bool {
 		if p.Rows[i].Cell != p.Rows[j].Cell {

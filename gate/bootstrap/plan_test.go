@@ -58,6 +58,11 @@ func TestDecide(t *testing.T) {
 		// and the choice is made for the others (here the A/B).
 		{"hopeless", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03), metric("chat", "ttft_ms.p99", 1.5, 0.9, 0.06)}, 0, AB,
 			[]string{"interleaved A/B", "ttft_ms.p99 stay ungated"}, []string{"ttft_ms.p99"}},
+		// A between-session estimate on 0.2 df: the verdict's interval on
+		// it can be unbounded, so it is not gated, and says more restarts
+		// would firm it up.
+		{"unsure", []Metric{metric("chat", "tpot_ms.p50", 0.02, 0.003, 0.05), unsureMetric()}, 0, Stored,
+			[]string{"e2el_ms.p50 stay ungated: the calibration's between-session estimate", "more --restarts"}, []string{"e2el_ms.p50"}},
 		// Within-session noise a stored baseline of 30 trials cannot
 		// average to 3 %, with blocks beyond the A/B's bound: widened.
 		{"widened", []Metric{metric("chat", "tpot_ms.p50", 0.15, 0.0, 0.03)}, 0, Widened,
@@ -132,6 +137,12 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+func unsureMetric() Metric {
+	m := metric("chat", "e2el_ms.p50", 0.04, 0.012, 0.03)
+	m.Noise.BetweenDF = 0.18
+	return m
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -168,6 +179,9 @@ func TestDecideRefuses(t *testing.T) {
 	}
 	if _, err := Decide([]Metric{metric("c", "ttft_ms.p99", 3, 2, 0.06)}, rules(1), Costs{}); err == nil || !strings.Contains(err.Error(), "too noisy") {
 		t.Errorf("hopeless only: %v", err)
+	}
+	if _, err := Decide([]Metric{unsureMetric()}, rules(1), Costs{}); err == nil || !strings.Contains(err.Error(), "more --restarts") {
+		t.Errorf("unsure only: %v", err)
 	}
 	r := rules(1)
 	r.MaxTrials = 1
