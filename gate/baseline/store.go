@@ -114,8 +114,9 @@ func Check(r *result.Result, req Requirements) error {
 }
 
 // Update promotes runs to profile: every run is checked first and nothing
-// is written unless all pass; then each cell's baseline file is replaced
-// atomically and one line is appended to its history. It returns the
+// is written unless all pass; then, under the profile's lock (Lock), each
+// cell's baseline file is replaced atomically and one line is appended to
+// its history. It returns the
 // baseline files written, sorted.
 func (s Store) Update(profile string, runs []Run, prov result.Provenance, req Requirements) ([]string, error) {
 	if err := ValidateProfile(profile); err != nil {
@@ -139,6 +140,11 @@ func (s Store) Update(profile string, runs []Run, prov result.Provenance, req Re
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	unlock, err := s.Lock(profile, LockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var written []string
 	for _, run := range runs {
 		p := prov

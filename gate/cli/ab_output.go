@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
@@ -54,6 +55,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths.data = d
+	explain.Attach(out.Comparison, d.Baselines, d.Candidates)
 	var cmpJSON, full, comment, text bytes.Buffer
 	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
 		return err

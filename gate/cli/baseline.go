@@ -108,7 +108,8 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		runs = append(runs, baseline.Run{Source: src.Path, Result: src.Result})
 	}
 	store := baseline.Store{Root: o.root}
-	if err := baselineScreen(s, store, o, runs); err != nil {
+	settings, err := baselineScreen(s, store, o, runs)
+	if err != nil {
 		return err
 	}
 	prov := result.Provenance{
@@ -117,6 +118,7 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		PromotedAt: time.Now().UTC().Truncate(time.Second),
 		How:        "perfgate baseline update --from " + o.from,
 		Accepted:   strings.TrimSpace(o.acceptChange),
+		Settings:   settings,
 	}
 	paths, err := store.Update(o.profile, runs, prov, o.req)
 	if err != nil {

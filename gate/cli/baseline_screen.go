@@ -9,6 +9,7 @@ import (
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/trust"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
@@ -18,18 +19,20 @@ import (
 // profile's calibration or the cell's history (or, with --accept-noisy,
 // records the warning with them), and
 // warns about cells with fewer trials than a baseline should have.
-func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) error {
+// It returns the settings to store with the baselines (trust.SettingsOf).
+func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) (*result.Settings, error) {
 	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	policy, err := gatePolicy(l)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
+	settings := trust.SettingsOf(policy, history.Reference{Days: l.Config.History.ReferenceDays, Runs: l.Config.History.ReferenceRuns})
 	cells, _, err := loadHistory(store, o.profile)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	byName := map[string]*history.Cell{}
 	for _, c := range cells {
@@ -41,14 +44,14 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 	}
 	calib, _, _, err := store.CalibrationPriors(o.profile, current)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
+		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	var refused []error
 	for i := range runs {
 		r := runs[i].Result
 		rules, err := policy.Resolve(r.Workload.Spec)
 		if err != nil {
-			return exitf(ExitInvalid, "%s: %w", runs[i].Source, err)
+			return nil, exitf(ExitInvalid, "%s: %w", runs[i].Source, err)
 		}
 		runs[i].Rules = storedRules(rules)
 		var gated []string
@@ -71,9 +74,9 @@ func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, r
 		}
 	}
 	if len(refused) > 0 {
-		return exitf(ExitInvalid, "baseline update: %w\nrerun the measurement on a quiet machine, or pass --accept-noisy to keep it with a recorded warning", errors.Join(refused...))
+		return nil, exitf(ExitInvalid, "baseline update: %w\nrerun the measurement on a quiet machine, or pass --accept-noisy to keep it with a recorded warning", errors.Join(refused...))
 	}
-	return nil
+	return settings, nil
 }
 
 // storedRules converts the verdict's rules to the form stored with a

@@ -145,6 +145,19 @@ func TestCalibrateFrom(t *testing.T) {
 	if !strings.Contains(out, "calibration: 3 server starts x 4 trials each") || !strings.Contains(out, "chat ") {
 		t.Errorf("table:\n%s", out)
 	}
+	// An incomplete session is refused, naming it (issue #20 item 8: it
+	// was fitted without a word).
+	cut := *sessions[1]["chat"]
+	cut.Complete, cut.IncompleteReason = false, "server died during trial 2"
+	if err := result.Write(filepath.Join(from, "session-02", "chat.json"), &cut); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(); code != ExitInvalid || !strings.Contains(errs, filepath.Join("session-02", "chat.json")+": the session is incomplete (server died during trial 2)") || !strings.Contains(errs, "remove "+filepath.Join(from, "session-02")) {
+		t.Errorf("incomplete session: exit %d, %s", code, errs)
+	}
+	if err := result.Write(filepath.Join(from, "session-02", "chat.json"), sessions[1]["chat"]); err != nil {
+		t.Fatal(err)
+	}
 	// A changed workload between sessions is refused.
 	changed := *sessions[2]["chat"]
 	changed.Workload.Hash = "h-other"

@@ -14,9 +14,10 @@ import (
 // calibrateRead reads an earlier calibration's sessions, DIR/session-*/
 // in name order, for `perfgate calibrate --from`. Each session directory
 // holds result files; a removed directory is simply not a session. The
-// cells' manifests are rebuilt from the results (cell, hash, trials.min),
-// and a cell whose workload hash differs between sessions is refused: its
-// sessions measured different workloads.
+// cells' manifests are rebuilt from the results (cell, hash, trials.min).
+// A cell whose workload hash differs between sessions is refused (its
+// sessions measured different workloads), and so is an incomplete result
+// file, naming the session to remove.
 func calibrateRead(dir string) ([]*workload.Manifest, []map[string]*result.Result, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "session-*"))
 	if err != nil {
@@ -40,6 +41,13 @@ func calibrateRead(dir string) ([]*workload.Manifest, []map[string]*result.Resul
 			cell := r.Workload.Cell
 			if _, dup := sess[cell]; dup {
 				return nil, nil, fmt.Errorf("%s: workload cell %q is in two result files", p, cell)
+			}
+			if !r.Complete {
+				// A session cut short (a dead server, an interrupt) measured
+				// fewer trials, or a server in trouble: fitted, it would
+				// pass for between-session noise.
+				return nil, nil, fmt.Errorf("%s: the session is incomplete (%s): a calibration fits complete sessions only; remove %s to fit the others, or run perfgate calibrate again",
+					filepath.Join(p, result.FileName(cell)), orText(r.IncompleteReason, "no reason recorded"), p)
 			}
 			if h, seen := hashes[cell]; seen && h != r.Workload.Hash {
 				return nil, nil, fmt.Errorf("%s: workload cell %q has hash %s, but %s has %s: the sessions measured different workloads", p, cell, r.Workload.Hash, from[cell], h)
@@ -68,6 +76,13 @@ func calibrateRead(dir string) ([]*workload.Manifest, []map[string]*result.Resul
 		out[i] = ms[c]
 	}
 	return out, sessions, nil
+}
+
+func orText(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
 }
 
 // specTrialsMin is trials.min of a result's workload spec, or 0.

@@ -5,15 +5,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/explain"
+	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/trust"
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
@@ -120,13 +126,23 @@ func runCompare(s *Streams, o compareOptions) error {
 		}
 		p.AssumedBetween = map[string]float64{"*": o.assumedBetween}
 	}
+	side, base, err := compareTrusted(o.baseline, l.Config, &p, base)
+	if err != nil {
+		return err
+	}
 	// Results of a gate that took extra looks are judged at that gate's
 	// look alpha, as gate --from judges them (verdict.LookOf).
 	// A share-of-saturation cell's comparison at the baseline's absolute
 	// rate takes its baseline from the share cell's, as gate builds it.
+	judged := base
 	c, base, err := pipeline.CompareAtRates(base, cand, p, verdict.LookOf(cand, p))
 	if err != nil {
 		return exitf(ExitInvalid, "compare: %w", err)
+	}
+	if side != nil {
+		if err := side.After(c, cand, judged, p); err != nil {
+			return exitf(ExitInvalid, "compare: %w", err)
+		}
 	}
 	d := &report.Data{
 		Comparison:    c,
@@ -136,6 +152,7 @@ func runCompare(s *Streams, o compareOptions) error {
 		ResultPaths:   candPaths,
 	}
 	compareAttachHistory(d, o.baseline, s.Err)
+	explain.Attach(c, d.Baselines, d.Candidates)
 	var buf bytes.Buffer
 	if err := compareRender(&buf, o.format, d); err != nil {
 		return err
@@ -149,6 +166,34 @@ func runCompare(s *Streams, o compareOptions) error {
 		return err
 	}
 	return compareExit(c)
+}
+
+// compareTrusted applies the trusted side to baselines read from a
+// baseline store (files with provenance) exactly as gate does without a
+// merge base: the trusted rules and settings stored with them, and, when
+// path is a profile directory with a history, each cell's baseline arm of
+// the sessions of its current segment (trust.Before) and the drift guard
+// after the comparison. Other baselines (result files that were never
+// promoted) are compared as they are, with a nil side.
+func compareTrusted(path string, cfg config.Config, p *verdict.Policy, base []*result.Result) (*trust.Side, []*result.Result, error) {
+	promoted := false
+	for _, b := range base {
+		promoted = promoted || b.Provenance != nil
+	}
+	if !promoted {
+		return nil, base, nil
+	}
+	dir, profile := "", ""
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		clean := filepath.Clean(path)
+		dir, profile = filepath.Dir(clean), filepath.Base(clean)
+	}
+	if dir == "" || baseline.ValidateProfile(profile) != nil {
+		side, judged := trust.Before(trust.Input{Baselines: base, Reference: history.Reference{Days: cfg.History.ReferenceDays, Runs: cfg.History.ReferenceRuns}, Now: time.Now()}, p)
+		return side, judged, nil
+	}
+	cfg.Profile = profile
+	return trustedSide(baseline.Store{Root: dir}, cfg, "", nil, p, base)
 }
 
 // compareLoad reads the result files at path (a file, a directory of

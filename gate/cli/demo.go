@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/demo"
+	"github.com/perfgate/perfgate/gate/trace"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 	"github.com/perfgate/perfgate/workloads"
@@ -24,6 +25,7 @@ func newDemoCmd(s *Streams) *cobra.Command {
 		dir       string
 		scale     float64
 		trials    int
+		profile   string
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -46,13 +48,17 @@ when it did not.`,
 			if err != nil {
 				return exitf(ExitInvalid, "demo: %w", err)
 			}
+			mode, err := trace.ParseMode(profile)
+			if err != nil {
+				return exitf(ExitInvalid, "--%w", err)
+			}
 			if dir == "" {
 				if dir, err = os.MkdirTemp("", "perfgate-demo-"); err != nil {
 					return err
 				}
 			}
 			out, err := demo.Run(cmd.Context(), s.Out, demo.Options{
-				Manifests: ms, Dir: dir, DecodeScale: scale, Trials: trials, Version: Version, Progress: s.Err,
+				Manifests: ms, Dir: dir, DecodeScale: scale, Trials: trials, Version: Version, Progress: s.Err, Profile: mode,
 			})
 			if err != nil {
 				return exitf(ExitRunFailed, "%w", err)
@@ -66,6 +72,7 @@ when it did not.`,
 	f.StringVar(&dir, "out", "", "directory for results and reports (default: a new temporary directory)")
 	f.Float64Var(&scale, "decode-scale", 1.15, "decode cost multiplier of the candidate (1 = unchanged)")
 	f.IntVar(&trials, "trials", 0, "trials per workload and arm (default: each workload's trials.min)")
+	f.StringVar(&profile, "profile", "never", "profile one trial of the worst regressed workload on each arm and list the kernels whose time per step moved: on-regression, always or never")
 	return cmd
 }
 

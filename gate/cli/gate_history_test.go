@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/baseline"
-	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -102,10 +101,12 @@ func TestGateRefusesABaselineRecordedInAPullRequest(t *testing.T) {
 // The PR is judged against its merge base's history entry, not a newer
 // baseline that already contains the slowdown; the comment names it.
 func TestGateJudgesAgainstTheMergeBase(t *testing.T) {
+	// The drift guard is off on the trusted side too (promoted under
+	// the same configuration), so only the merge base decides.
 	h := newHistoryGate(t, "history:\n  reference_days: 0\n")
-	h.promote(sha('a'), 1)
-	h.promote(sha('b'), 1)
-	h.promote(sha('c'), 1.10)
+	h.promote(sha('a'), 1, "--config", h.cfg)
+	h.promote(sha('b'), 1, "--config", h.cfg)
+	h.promote(sha('c'), 1.10, "--config", h.cfg)
 	code, comment, errs := h.gate(1.10)
 	if code != ExitPass || !strings.Contains(comment, "judged against the newest baseline: commit ccccccc, promoted") {
 		t.Fatalf("against the newest: exit %d\n%s%s", code, comment, errs)
@@ -135,11 +136,21 @@ func TestGateDriftGuard(t *testing.T) {
 	if !strings.Contains(comment, "cumulative drift") || !strings.Contains(comment, "3 runs promoted") || !strings.Contains(comment, "aaaaaaa..ccccccc") {
 		t.Errorf("comment does not name the reference window:\n%s", comment)
 	}
-	// Off by configuration: the step alone passes.
+	// Turned off by the change itself: the trusted side's guard applies,
+	// and the comment says the looser setting was ignored (issue #20).
 	off := newHistoryGate(t, "history:\n  reference_days: 0\n")
 	off.store = h.store
-	if code, comment, errs := off.gate(1.10); code != ExitPass {
-		t.Errorf("drift guard off: exit %d\n%s%s", code, comment, errs)
+	if code, comment, errs := off.gate(1.10); code != ExitRegression || !strings.Contains(comment, "ignored a looser setting: this change turns the drift guard off") {
+		t.Errorf("drift guard off in the change: exit %d\n%s%s", code, comment, errs)
+	}
+	// Off on the trusted side (promoted under that configuration): the
+	// step alone passes.
+	trusted := newHistoryGate(t, "history:\n  reference_days: 0\n")
+	for i, f := range []float64{1, 1, 1, 1.02, 1.04, 1.06, 1.08} {
+		trusted.promote(sha(byte('a'+i)), f, "--config", trusted.cfg)
+	}
+	if code, comment, errs := trusted.gate(1.10); code != ExitPass {
+		t.Errorf("drift guard off on the trusted side: exit %d\n%s%s", code, comment, errs)
 	}
 }
 
@@ -178,37 +189,18 @@ func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
 	git("add", ".")
 	git("commit", "-qm", "base")
 	base := git("rev-parse", "HEAD")
-	if err := gateRefuseRerecorded(context.Background(), dir, base, nil); err != nil {
+	g, ok := findCheckout(context.Background(), dir)
+	if !ok {
+		t.Fatal("the temporary repository is not found as a checkout")
+	}
+	if err := gateRefuseRerecorded(g, dir, base); err != nil {
 		t.Fatalf("unchanged baselines refused: %v", err)
 	}
 	writeResult(t, filepath.Join(dir, "a.json"), compareTestResult("a", 10, 0.9))
 	git("commit", "-qam", "re-record in the PR")
-	err := gateRefuseRerecorded(context.Background(), dir, base, nil)
+	err := gateRefuseRerecorded(g, dir, base)
 	if err == nil || !strings.Contains(err.Error(), "re-records baselines") || !strings.Contains(err.Error(), "a.json") {
 		t.Errorf("error %v, want the re-recorded baseline named", err)
-	}
-}
-
-func TestGatePickSession(t *testing.T) {
-	c := &history.Cell{Sessions: []history.Session{{Commit: sha('a')}, {Commit: sha('b')}, {Commit: sha('c')}}}
-	ancestors := map[string]bool{sha('a'): true, sha('b'): true}
-	isAnc := func(s string) bool { return ancestors[s] }
-	for _, tc := range []struct {
-		mergeBase string
-		at        int
-		how       string
-	}{
-		{"", 2, pickedNewest},
-		{sha('b'), 1, pickedExact},
-		{sha('b')[:7], 1, pickedExact},
-		{sha('e'), 1, pickedAncestor}, // b is the newest entry main had when e branched off
-	} {
-		if at, how := gatePickSession(c, tc.mergeBase, isAnc); at != tc.at || how != tc.how {
-			t.Errorf("merge base %q: session %d (%s), want %d (%s)", tc.mergeBase, at, how, tc.at, tc.how)
-		}
-	}
-	if at, how := gatePickSession(c, sha('e'), func(string) bool { return false }); at != 2 || how != pickedNewest {
-		t.Errorf("no ancestor known: %d %s", at, how)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -74,14 +75,26 @@ func gateAttachBaselines(d *report.Data, baselines []*result.Result) {
 	}
 }
 
+// gateWriteResult and gateWriteFile write the gate's output files; tests
+// replace them to make the disk "fill up".
+var (
+	gateWriteResult = result.Write
+	gateWriteFile   = result.WriteFileAtomic
+)
+
 // gateFinish writes the results, the comparison and the reports, prints
 // the terminal report, and turns the outcome into the exit code.
 func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths) error {
+	// Everything is rendered before anything is written, and a write that
+	// fails (a full disk) is reported after the verdict is printed: the
+	// verdict is known, and losing it with the files helps no one.
+	var writeErrs []error
 	for _, r := range out.Results {
-		if err := result.Write(p.data.ResultPaths[r.Workload.Cell], r); err != nil {
-			return fmt.Errorf("writing results: %w", err)
+		if err := gateWriteResult(p.data.ResultPaths[r.Workload.Cell], r); err != nil {
+			writeErrs = append(writeErrs, fmt.Errorf("writing results: %w", err))
 		}
 	}
+	explain.Attach(out.Comparison, p.data.Baselines, p.data.Candidates)
 	var cmpJSON, full, comment, text bytes.Buffer
 	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
 		return err
@@ -99,16 +112,25 @@ func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipelin
 		path string
 		data []byte
 	}{{p.comparison, cmpJSON.Bytes()}, {p.report, full.Bytes()}, {p.comment, comment.Bytes()}, {p.text, text.Bytes()}} {
-		if err := result.WriteFileAtomic(f.path, f.data); err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
+		if err := gateWriteFile(f.path, f.data); err != nil {
+			writeErrs = append(writeErrs, fmt.Errorf("writing %s: %w", f.path, err))
 		}
 	}
 	s.Out.Write(text.Bytes())
-	fmt.Fprintf(s.Out, "\nwrote %s, %s, %s and %s\n", p.results, p.comparison, p.report, p.comment)
+	if len(writeErrs) == 0 {
+		fmt.Fprintf(s.Out, "\nwrote %s, %s, %s and %s\n", p.results, p.comparison, p.report, p.comment)
+	}
+	for _, err := range writeErrs {
+		fmt.Fprintf(s.Err, "perfgate: error: %v\n", err)
+	}
 
 	code, msg := gateExit(out, cfg.GitHub.FailOnInconclusive)
 	if err := gatePublish(ctx, s, cfg, out, p, code, comment.String()); err != nil {
 		fmt.Fprintf(s.Err, "perfgate: warning: publishing to GitHub: %v\n", err)
+	}
+	if len(writeErrs) > 0 && code == ExitPass {
+		// A pass whose record was lost is not a pass CI may rely on.
+		return exitf(ExitInvalid, "the verdict above is %s, but %d output file(s) could not be written: free space for %s and run the gate again", out.Comparison.Verdict, len(writeErrs), cfg.Output)
 	}
 	if code == ExitPass {
 		if msg != "" {

@@ -101,6 +101,8 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "run: --grace %v: must be positive (how long in-flight requests may finish after Ctrl-C)", o.grace)
 	case o.progressPeriod <= 0:
 		return exitf(ExitInvalid, "run: --progress-interval %v: must be positive", o.progressPeriod)
+	case o.readyTimeout <= 0:
+		return exitf(ExitInvalid, "run: --ready-timeout %v: must be positive (how long to wait for the server to become ready, e.g. 10m)", o.readyTimeout)
 	}
 	l := workload.Loader{Warn: func(e *workload.Error) { fmt.Fprintln(s.Err, e) }}
 	ms, err := l.LoadPaths(o.workloads)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,7 +39,7 @@ func simBindDuration(k *simKnobs, name, usage string, field func(*sim.Config) *s
 }
 
 func newSimCmd(s *Streams) *cobra.Command {
-	var addr, preset, engine string
+	var addr, preset, engine, profileDir string
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Run the simulated vLLM server",
@@ -48,6 +51,7 @@ func newSimCmd(s *Streams) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (use 127.0.0.1:0 for any free port)")
+	f.StringVar(&profileDir, "profile-dir", "", "serve /start_profile and /stop_profile, writing each profile's Chrome trace into this directory (vLLM: VLLM_TORCH_PROFILER_DIR)")
 	f.StringVar(&preset, "preset", "fast", fmt.Sprintf("starting configuration, one of %v", sim.PresetNames()))
 	f.StringVar(&engine, "engine", sim.EngineVLLM, fmt.Sprintf("engine to impersonate (endpoints, errors, usage, chunking), one of %v", sim.Engines()))
 	k := &simKnobs{fs: f, applies: map[string]func(*sim.Config){}}
@@ -129,16 +133,25 @@ func newSimCmd(s *Streams) *cobra.Command {
 				apply(&cfg)
 			}
 		})
-		return simServe(cmd.Context(), s, addr, cfg)
+		return simServe(cmd.Context(), s, addr, cfg, profileDir)
 	}
 	return cmd
 }
 
 // simServe listens on addr, prints the base URL as the first stdout line,
 // and serves until ctx ends (clean shutdown) or the exit fault fires.
-func simServe(ctx context.Context, s *Streams, addr string, cfg sim.Config) error {
+func simServe(ctx context.Context, s *Streams, addr string, cfg sim.Config, profileDir string) error {
 	crashed := make(chan struct{})
-	srv, err := sim.NewServer(cfg, sim.Options{OnExit: func() { close(crashed) }})
+	opts := sim.Options{OnExit: func() { close(crashed) }}
+	if profileDir != "" {
+		if err := os.MkdirAll(profileDir, 0o755); err != nil {
+			return exitf(ExitInvalid, "--profile-dir %s: %v", profileDir, err)
+		}
+		opts.Profiles = func(name string) (io.WriteCloser, error) {
+			return os.Create(filepath.Join(profileDir, filepath.Base(name)))
+		}
+	}
+	srv, err := sim.NewServer(cfg, opts)
 	if err != nil {
 		return exitf(ExitInvalid, "%v", err)
 	}

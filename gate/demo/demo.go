@@ -16,12 +16,14 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server/scrape"
 	"github.com/perfgate/perfgate/gate/sim"
+	"github.com/perfgate/perfgate/gate/trace"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -48,6 +50,13 @@ type Options struct {
 	Version string
 	// Progress receives progress lines; nil discards.
 	Progress io.Writer
+	// Profile says when to profile one trial of the worst regressed
+	// workload on each arm (the simulator writes a Chrome trace under
+	// profiles/); "" is never.
+	Profile trace.Mode
+
+	// kernels is the profiles' comparison render attaches (set by Run).
+	kernels *verdict.KernelDiff
 }
 
 // Outcome is what the demo found and where it wrote it.
@@ -82,7 +91,11 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 	if o.Sim != nil {
 		cfg = *o.Sim
 	}
-	srv := sim.New(cfg)
+	prof := &profiles{dir: o.Dir}
+	srv, err := sim.NewServer(cfg, sim.Options{Profiles: prof.open})
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
 	defer srv.Close()
 	url, stop, err := serve(srv)
 	if err != nil {
@@ -138,6 +151,9 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	if o.Profile.Want(out.Comparison.Verdict == verdict.Regression) {
+		o.kernels = profileArms(ctx, srv, url, trials, prof, o, out.Comparison, progress)
+	}
 	return render(w, o, base, out)
 }
 
@@ -164,6 +180,13 @@ func render(w io.Writer, o Options, base []*result.Result, out *pipeline.Outcome
 	res := &Outcome{Comparison: out.Comparison, CommentPath: filepath.Join(o.Dir, "comment.md"), ReportPath: filepath.Join(o.Dir, "report.txt"),
 		FullReportPath: filepath.Join(o.Dir, "report.md")}
 	d.FullReport = res.FullReportPath
+	explain.Attach(out.Comparison, d.Baselines, d.Candidates)
+	if o.kernels != nil {
+		if out.Comparison.Explanation == nil {
+			out.Comparison.Explanation = &verdict.Explanation{Schema: verdict.ExplanationSchema}
+		}
+		out.Comparison.Explanation.Kernels = o.kernels
+	}
 	var text, md, full, js bytes.Buffer
 	if err := report.Text(&text, d); err != nil {
 		return nil, err

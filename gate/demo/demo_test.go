@@ -60,6 +60,11 @@ func TestDemoCatchesDecodeSlowdown(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(comment), "### ❌ Regression in decode-") {
 		t.Errorf("comment %s: %v\n%.200s", out.CommentPath, err, comment)
 	}
+	// Issue 24: the regressed rows read as one cause, decode, first.
+	if e := out.Comparison.Explanation; e == nil || len(e.Findings) != 1 || e.Findings[0].Phase != verdict.PhaseDecode ||
+		!strings.Contains(string(comment), "(one cause; 80 % intervals, details below):\n\n- **Decode** carries the change in ") {
+		t.Errorf("the comment does not open with one decode finding: %+v\n%.1500s", e, comment)
+	}
 	for _, f := range []string{"baseline/decode-a.json", "candidate/decode-b.json", "comparison.json"} {
 		if _, err := os.Stat(dir + "/" + f); err != nil {
 			t.Error(err)

@@ -174,6 +174,11 @@ var profiles = map[Name]Profile{
 			"vllm:time_to_first_token_seconds": "sglang:time_to_first_token_seconds",
 			"vllm:inter_token_latency_seconds": "sglang:inter_token_latency_seconds",
 			"vllm:e2e_request_latency_seconds": "sglang:e2e_request_latency_seconds",
+			// SGLang retracts running requests when the KV cache runs
+			// out, as vLLM preempts them.
+			"vllm:num_preemptions_total":      "sglang:num_retracted_requests_total",
+			"vllm:request_queue_time_seconds": "sglang:queue_time_seconds",
+			"spec_accept_rate":                "sglang:spec_accept_rate",
 		},
 		Launch: Launch{
 			Programs:            [][]string{{"python", "-m", "sglang.launch_server"}, {"sglang", "serve"}},

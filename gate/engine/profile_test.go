@@ -102,7 +102,10 @@ func TestMetricNames(t *testing.T) {
 		{SGLang, "vllm:num_requests_waiting", "sglang:num_queue_reqs", true},
 		{SGLang, "vllm:kv_cache_usage_perc", "sglang:token_usage", true},
 		{SGLang, "cache_hit_rate", "sglang:cache_hit_rate", true},
-		{SGLang, "vllm:num_preemptions_total", "", false},
+		// SGLang retracts requests under KV pressure where vLLM preempts.
+		{SGLang, "vllm:num_preemptions_total", "sglang:num_retracted_requests_total", true},
+		{SGLang, "vllm:request_queue_time_seconds", "sglang:queue_time_seconds", true},
+		{TGI, "vllm:num_preemptions_total", "", false},
 		{LlamaCpp, "vllm:generation_tokens_total", "llamacpp:tokens_predicted_total", true},
 		{Ollama, "vllm:num_requests_running", "", false},
 	} {

@@ -62,6 +62,13 @@ func TestCheckURL(t *testing.T) {
 		"":                             "empty URL",
 		"http://[::1:80":               "not a URL",
 		"http://u:hunter2@[::1:80/x?k": "not a URL",
+		// Issue 20, item 12: a port no socket can have used to wait out
+		// the ready timeout.
+		"http://127.0.0.1:99999":      "port 99999: must be 1-65535",
+		"http://127.0.0.1:0":          "port 0: must be 1-65535",
+		"http://u:pw@127.0.0.1:70000": "[redacted]@127.0.0.1:70000: port 70000",
+		"http://127.0.0.1:":           "empty port",
+		"http://[::1]:8000":           "",
 	} {
 		err := CheckURL(raw)
 		switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/redact"
@@ -36,8 +37,15 @@ func CheckURL(raw string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("%s: scheme must be http or https", redact.URL(raw))
 	}
-	if u.Host == "" {
+	if u.Host == "" || u.Hostname() == "" {
 		return fmt.Errorf("%s: no host", redact.URL(raw))
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%s: port %s: must be 1-65535", redact.URL(raw), p)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return fmt.Errorf("%s: empty port after ':'", redact.URL(raw))
 	}
 	return nil
 }

@@ -28,11 +28,13 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	notes := notesOf(d)
 	parts := []*part{
 		{name: "headline", versions: []string{head}, order: 1000},
+		{name: "findings", versions: []string{findingsPart(d)}, order: 1000},
 		{name: "list", versions: []string{listPart(d)}, order: 1000},
 		{name: "notes", versions: []string{notesMarkdown(notes, limit <= 0), notesMarkdown(notes, false)}, order: 1000},
 		{name: "a/b design", versions: []string{abPart(d)}, order: 950},
 		{name: "server log", versions: serverLogVersions(d), order: 900},
 		tables,
+		{name: "phase split", versions: []string{phasesPart(d), ""}, order: 17},
 		{name: "serving facts", versions: factsVersions(d), order: 20},
 		{name: "capacity curves", versions: []string{capacityPart(d), ""}, order: 21},
 		{name: "invalid trials", versions: []string{excludedPart(d), ""}, order: 19},

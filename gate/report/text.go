@@ -51,6 +51,9 @@ func text(w io.Writer, d *Data) error {
 	if d.RunError != "" {
 		fmt.Fprintf(&b, "\nThe run did not complete: %s. Partial results never pass.\n", plain(d.RunError))
 	}
+	if f := findingsText(d); f != "" {
+		b.WriteString("\n" + strings.TrimSuffix(f, "\n"))
+	}
 	first := true
 	for _, wl := range c.Workloads {
 		if wl.Status == verdict.Compared {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Marshal encodes r as stable, indented JSON (map keys sorted by
@@ -84,6 +85,27 @@ func describeJSONError(data []byte, err error) error {
 // writing with "json: unsupported value: +Inf". Such a file is invalid data.
 const MaxValue = 1e15
 
+// MaxClockSkew is how far in the future a promotion date may lie before
+// the file is refused: clocks of CI runners disagree by seconds, not days.
+const MaxClockSkew = 24 * time.Hour
+
+// ratioMetric reports whether id is a share bounded by 1 (success_rate,
+// goodput_ratio and their statistics). This package sits below the metric
+// catalogue, so it names the ratio distributions itself; gate/metrics'
+// tests pin the list against the catalogue's "ratio" unit.
+func ratioMetric(id string) bool {
+	name, _, _ := strings.Cut(id, ".")
+	for _, r := range RatioMetrics {
+		if name == r {
+			return true
+		}
+	}
+	return false
+}
+
+// RatioMetrics are the metric names whose values are shares in [0, 1].
+var RatioMetrics = []string{"success_rate", "goodput_ratio"}
+
 // Validate checks the invariants every reader relies on: the schema, a cell
 // name and hash, and finite, non-negative metric values of at most
 // MaxValue.
@@ -100,10 +122,27 @@ func (r *Result) Validate() error {
 	if err := r.Looks.validate(); err != nil {
 		return err
 	}
+	if p := r.Provenance; p != nil && p.PromotedAt.After(time.Now().Add(MaxClockSkew)) {
+		// A promotion dated in the future would stay "the newest baseline"
+		// and outlive every real one in the reference window.
+		return fmt.Errorf("provenance.promoted_at %s is in the future", p.PromotedAt.UTC().Format(time.RFC3339))
+	}
+	type trialKey struct{ block, index int }
+	seen := make(map[trialKey]int, len(r.Trials))
 	for i, t := range r.Trials {
 		if t.Look < 0 {
 			return fmt.Errorf("trials[%d]: look %d is negative", i, t.Look)
 		}
+		if t.Index < 0 {
+			return fmt.Errorf("trials[%d]: index %d is negative", i, t.Index)
+		}
+		k := trialKey{t.Block, t.Index}
+		if prev, dup := seen[k]; dup {
+			// One trial counted twice narrows every interval as if it had
+			// been measured twice.
+			return fmt.Errorf("trials[%d]: index %d repeats trials[%d] (block %d)", i, t.Index, prev, t.Block)
+		}
+		seen[k] = i
 		ids := make([]string, 0, len(t.Values))
 		for id := range t.Values {
 			ids = append(ids, id)
@@ -113,6 +152,9 @@ func (r *Result) Validate() error {
 			v := t.Values[id]
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxValue {
 				return fmt.Errorf("trials[%d].values[%q] = %v: metric values must be finite, non-negative and at most %g", i, id, v, MaxValue)
+			}
+			if ratioMetric(id) && v > 1 {
+				return fmt.Errorf("trials[%d].values[%q] = %v: a ratio is at most 1", i, id, v)
 			}
 		}
 		if t.Completed < 0 || t.Failed < 0 {

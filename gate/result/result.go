@@ -114,6 +114,28 @@ type Provenance struct {
 	// accepted (`baseline update --accept-change`): the drift guard never
 	// compares across it.
 	Accepted string `json:"accepted,omitempty"`
+	// Settings are the policy settings in force at promotion that could
+	// loosen a later verdict; nil for baselines promoted before they were
+	// recorded. Like Rules they are the trusted side's: a later gate
+	// applies the stricter of these and the checked-out ones.
+	Settings *Settings `json:"settings,omitempty"`
+}
+
+// Settings are the verdict settings stored with a baseline besides its
+// rules (docs/baselines.md, "Rules from the trusted side"): a pull request
+// that lowers alpha, raises the assumed between-session noise or turns
+// the drift guard off would otherwise turn its own regression into a pass
+// or an inconclusive.
+type Settings struct {
+	// Alpha is policy.alpha.
+	Alpha float64 `json:"alpha"`
+	// AssumedBetween is policy.assumed_between (nil: the documented
+	// per-metric defaults).
+	AssumedBetween map[string]float64 `json:"assumed_between,omitempty"`
+	// ReferenceDays and ReferenceRuns are history.reference_days and
+	// history.reference_runs, the drift guard's window (days 0: off).
+	ReferenceDays float64 `json:"reference_days"`
+	ReferenceRuns int     `json:"reference_runs"`
 }
 
 // Rule is one gate rule as stored with a baseline: whether metric is gated

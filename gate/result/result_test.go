@@ -77,6 +77,10 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"negative", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "trials": [{"values": {"qpm": -1}}]}`, "finite, non-negative"},
 		// Issue 14, defect 16: 1.7e308 crashed report writing with +Inf.
 		{"absurd", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "trials": [{"values": {"ttft_ms.p99": 1.7e308}}]}`, `trials[0].values["ttft_ms.p99"] = 1.7e+308: metric values must be finite, non-negative and at most 1e+15`},
+		// Issue 20, item 12: impossible data that used to be accepted.
+		{"success rate above 1", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "trials": [{"values": {"success_rate": 5.0}}]}`, `trials[0].values["success_rate"] = 5: a ratio is at most 1`},
+		{"duplicate trial index", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "trials": [{"index": 1, "values": {}}, {"index": 1, "values": {}}]}`, "trials[1]: index 1 repeats trials[0]"},
+		{"promoted in the future", `{"schema": "perfgate.result/v1", "workload": {"cell": "c", "hash": "x"}, "provenance": {"promoted_at": "2999-01-01T00:00:00Z"}, "trials": []}`, "provenance.promoted_at 2999-01-01T00:00:00Z is in the future"},
 	}
 	for _, c := range cases {
 		_, err := Unmarshal("f.json", []byte(c.data))

@@ -50,6 +50,11 @@ type stepStats struct {
 	PrefillTokens int
 	ContextTokens int
 	Duration      time.Duration
+	// Start is when the step began and Ops its duration in nanoseconds
+	// split by the cost model's terms (jitter and drift included, not
+	// rounded), which a profile records as kernels (see profile.go).
+	Start time.Time
+	Ops   [numOps]float64
 }
 
 func newCore(seed uint64, born time.Time, s sink) *core {
@@ -174,21 +179,30 @@ func (c *core) preempt(s *seq) {
 // cost is the step duration for batch b starting at start.
 func (c *core) cost(cfg *Config, b *batch, start time.Time) time.Duration {
 	st := b.stats
-	decode := 0.0
+	var ops [numOps]float64
 	if st.DecodeSeqs > 0 {
-		decode = float64(cfg.DecodeFixed) + float64(cfg.DecodePerSeq)*float64(st.DecodeSeqs) +
-			cfg.PerContextTokenNs*float64(st.ContextTokens)
+		d := cfg.DecodeScale * c.session.Decode
+		ops[opMLP] = (float64(cfg.DecodeFixed) + float64(cfg.DecodePerSeq)*float64(st.DecodeSeqs)) * d
+		ops[opAttention] = cfg.PerContextTokenNs * float64(st.ContextTokens) * d
 	}
-	ns := float64(cfg.StepBase)*cfg.BaseScale + decode*cfg.DecodeScale*c.session.Decode +
-		float64(cfg.PrefillPerToken)*float64(st.PrefillTokens)*cfg.PrefillScale*c.session.Prefill
+	ops[opSampling] = float64(cfg.StepBase) * cfg.BaseScale
+	ops[opPrefill] = float64(cfg.PrefillPerToken) * float64(st.PrefillTokens) * cfg.PrefillScale * c.session.Prefill
+	f := 1.0
 	if cfg.JitterCV > 0 {
 		// Log-normal with mean 1 and the requested coefficient of variation.
 		sigma2 := math.Log1p(cfg.JitterCV * cfg.JitterCV)
-		ns *= math.Exp(c.jitter.NormFloat64()*math.Sqrt(sigma2) - sigma2/2)
+		f = math.Exp(c.jitter.NormFloat64()*math.Sqrt(sigma2) - sigma2/2)
 	}
 	drift := 1 + cfg.DriftPctPerMinute/100*start.Sub(c.born).Minutes() +
 		cfg.DriftPctPer1000Requests/100*float64(c.received())/1000
-	ns *= max(drift, 0)
+	f *= max(drift, 0)
+	// The same sum as before the split (base + decode + prefill, times
+	// jitter and drift), term by term.
+	ns := (ops[opSampling] + ops[opMLP] + ops[opAttention] + ops[opPrefill]) * f
+	for i := range ops {
+		b.stats.Ops[i] = ops[i] * f
+	}
+	b.stats.Start = start
 	b.stats.Duration = time.Duration(ns)
 	return b.stats.Duration
 }

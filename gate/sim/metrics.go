@@ -118,6 +118,7 @@ type metricsState struct {
 	ttft, itl, e2e, queue, tpot          *histogram
 	records                              []Record // ring of the last maxRecords
 	next                                 int
+	prof                                 profiler // /start_profile .. /stop_profile
 }
 
 func newMetricsState() *metricsState {
@@ -126,8 +127,11 @@ func newMetricsState() *metricsState {
 		queue: newHistogram(latencyBuckets), tpot: newHistogram(itlBuckets)}
 }
 
-func (m *metricsState) stepDone(st stepStats) { m.steps++ }
-func (m *metricsState) preempted()            { m.preemptions++ }
+func (m *metricsState) stepDone(st stepStats) {
+	m.steps++
+	m.prof.record(st)
+}
+func (m *metricsState) preempted() { m.preemptions++ }
 func (m *metricsState) prefixQuery(q, h int) {
 	m.prefixQ += int64(q)
 	m.prefixH += int64(h)

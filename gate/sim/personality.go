@@ -145,6 +145,8 @@ func (s *Server) routesFor(kind string) map[string]map[string]http.HandlerFunc {
 			"/metrics":             {get: s.handleMetrics},
 			"/tokenize":            {post: s.handleTokenize},
 			"/v1/tokenize":         {post: s.handleTokenize},
+			"/start_profile":       {get: s.handleStartProfile, post: s.handleStartProfile},
+			"/stop_profile":        {get: s.handleStopProfile, post: s.handleStopProfile},
 		})
 	case EngineOllama:
 		// GenerateRoutes in ollama's server/routes.go: no /health, no
@@ -166,6 +168,8 @@ func (s *Server) routesFor(kind string) map[string]map[string]http.HandlerFunc {
 		"/metrics":             {get: s.handleMetrics},
 		"/tokenize":            {post: s.handleTokenize},
 		"/reset_prefix_cache":  {post: s.handleResetPrefixCache},
+		"/start_profile":       {post: s.handleStartProfile},
+		"/stop_profile":        {post: s.handleStopProfile},
 	})
 }
 

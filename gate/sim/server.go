@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -17,6 +18,11 @@ type Options struct {
 	// faults.exit_after_requests limit is passed. `perfgate sim` exits the
 	// process from it; the library itself never exits.
 	OnExit func()
+	// Profiles, when set, makes /start_profile and /stop_profile work (as
+	// VLLM_TORCH_PROFILER_DIR does for vLLM): it opens where a finished
+	// profile's Chrome trace named name is written. `perfgate sim
+	// --profile-dir` creates files there; tests keep them in memory.
+	Profiles func(name string) (io.WriteCloser, error)
 }
 
 // Server is the simulated vLLM server. It is an http.Handler; Close stops

@@ -57,6 +57,9 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 			return nil, err
 		}
 		if w.Status == Compared {
+			if msg := NewFailures(base[name], cand[name]); msg != "" {
+				w.Warnings = append(w.Warnings, msg)
+			}
 			pending = append(pending, buildCells(&w, base[name], cand[name], cr)...)
 		}
 		c.Workloads = append(c.Workloads, w)

@@ -148,6 +148,12 @@ func DefaultTolerance(id string) float64 {
 	return 0.03
 }
 
+// MinAlpha is the smallest family-wise alpha a policy accepts: below it
+// the quantiles of a few-trial comparison overflow to infinity (alpha
+// 1e-300 made every interval infinite), and no gate run could gather the
+// evidence such an alpha asks for anyway.
+const MinAlpha = 1e-9
+
 // Validate checks the policy's ranges.
 func (p *Policy) Validate() error {
 	var errs []error
@@ -156,7 +162,7 @@ func (p *Policy) Validate() error {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	check(p.Alpha > 0 && p.Alpha < 0.5, "alpha %v: must be in (0, 0.5)", p.Alpha)
+	check(p.Alpha >= MinAlpha && p.Alpha < 0.5, "alpha %v: must be in [%g, 0.5)", p.Alpha, MinAlpha)
 	check(p.PassAlpha > 0 && p.PassAlpha < 0.5, "pass_alpha %v: must be in (0, 0.5)", p.PassAlpha)
 	check(p.MinTrials >= 1, "min_trials %d: must be at least 1", p.MinTrials)
 	check(p.MaxLooks >= 1, "max_looks %d: must be at least 1", p.MaxLooks)

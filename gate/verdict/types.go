@@ -127,6 +127,10 @@ type Comparison struct {
 	// experiment (`perfgate ab`, package gate/ab): the baseline side is arm
 	// A, the candidate side arm B.
 	AB *Paired `json:"ab,omitempty"`
+	// Explanation, when set, says where the regressed workloads' time
+	// went (gate/explain). Additive: it has its own schema version and
+	// the verdict never depends on it.
+	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
 // Workload is the status of one workload cell.

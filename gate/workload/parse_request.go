@@ -199,8 +199,8 @@ func (d *decoder) headers(n *yaml.Node, f *File) {
 					d.errorf(fl.value.Line, "headers.%s.env: %q is not an environment variable name", name, h.Env)
 				}
 			}
-			if h.Env == "" && len(v.Content) == 0 {
-				d.errorf(v.Line, "headers.%s: write a value or {env: VARIABLE}", name)
+			if h.Env == "" {
+				d.errorf(v.Line, "headers.%s: write a value or {env: VARIABLE} naming a variable (an empty name reads nothing)", name)
 			}
 		} else {
 			h.Value = d.text(v, "headers."+name)
@@ -210,6 +210,10 @@ func (d *decoder) headers(n *yaml.Node, f *File) {
 				d.errorf(v.Line, "headers.%s is named like a credential, so its value must come from the environment: write {env: VARIABLE} to keep it out of the workload file and results", name)
 			case strings.ContainsAny(h.Value, "\r\n\x00"):
 				d.errorf(v.Line, "headers.%s: the value holds a line break or NUL", name)
+			case strings.IndexFunc(h.Value, controlChar) >= 0:
+				// net/http refuses such a value on every request, so the run
+				// would only wait out the server's ready timeout.
+				d.errorf(v.Line, "headers.%s: the value holds a control character (%q): HTTP forbids it in a header", name, h.Value[strings.IndexFunc(h.Value, controlChar)])
 			case redact.Text(h.Value) != h.Value:
 				d.errorf(v.Line, "headers.%s: the value looks like a credential, so it must come from the environment: write {env: VARIABLE} instead", name)
 			}
@@ -220,6 +224,11 @@ func (d *decoder) headers(n *yaml.Node, f *File) {
 		return strings.ToLower(f.Headers[i].Name) < strings.ToLower(f.Headers[j].Name)
 	})
 }
+
+// controlChar is a byte HTTP forbids in a header value (RFC 9110 field
+// values allow HTAB, visible characters and obs-text, never other
+// controls or DEL).
+func controlChar(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }
 
 // metricPercentiles decodes metric_percentiles (vllm bench serve
 // --metric-percentiles 25,50,75): the percentiles every distribution

@@ -27,10 +27,14 @@ import (
 //	"gauge_samples"          how many samples the means are over
 //	"<hist>.server_mean"     histogram sum delta / count delta, seconds:
 //	                         ttft_s, itl_s, tpot_s, e2el_s, queue_time_s,
-//	                         prefill_time_s, decode_time_s
+//	                         prefill_time_s, decode_time_s; and tokens per
+//	                         engine step: iteration_tokens
+//	"spec_decode_acceptance_rate"  accepted / drafted tokens delta (0..1);
+//	                         for an engine with a gauge (SGLang), its mean
 const (
 	keyHitRate = "prefix_cache_hit_rate"
 	keySamples = "gauge_samples"
+	keySpecAcc = "spec_decode_acceptance_rate"
 )
 
 // histKeys names the server-side means.
@@ -42,6 +46,7 @@ var histKeys = map[string]string{
 	"vllm:request_queue_time_seconds":            "queue_time_s.server_mean",
 	"vllm:request_prefill_time_seconds":          "prefill_time_s.server_mean",
 	"vllm:request_decode_time_seconds":           "decode_time_s.server_mean",
+	"vllm:iteration_tokens_total":                "iteration_tokens.server_mean",
 }
 
 // Hook scrapes GET <URL>/metrics around every trial. It satisfies loadgen's
@@ -201,6 +206,11 @@ func Summarize(before, after Snapshot, samples []Snapshot) (map[string]float64, 
 	if okq && okh && q > 0 {
 		out[keyHitRate] = hits / q
 	}
+	drafted, okd := out["vllm:spec_decode_num_draft_tokens_total.delta"]
+	accepted, oka := out["vllm:spec_decode_num_accepted_tokens_total.delta"]
+	if okd && oka && drafted > 0 {
+		out[keySpecAcc] = accepted / drafted
+	}
 	for _, sr := range gaugeSeries {
 		var sum, maxv float64
 		n := 0
@@ -224,6 +234,11 @@ func Summarize(before, after Snapshot, samples []Snapshot) (map[string]float64, 
 	if _, ok := out[keyHitRate]; !ok {
 		if v, ok := out[gaugeHitRate+".mean"]; ok {
 			out[keyHitRate] = v
+		}
+	}
+	if _, ok := out[keySpecAcc]; !ok {
+		if v, ok := out[gaugeSpecRate+".mean"]; ok {
+			out[keySpecAcc] = v
 		}
 	}
 	if len(samples) > 0 {

@@ -50,6 +50,11 @@ var counterSeries = withAliases([]series{
 	{"vllm:prefix_cache_queries_total", []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}},
 	{"vllm:prefix_cache_hits_total", []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}},
 	{"vllm:request_success_total", []string{"vllm:request_success_total", "vllm:request_success"}},
+	// Speculative decoding: drafted and accepted tokens, whose ratio is
+	// the acceptance rate (a drop makes every decode step yield fewer
+	// tokens).
+	{"vllm:spec_decode_num_draft_tokens_total", []string{"vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_draft_tokens"}},
+	{"vllm:spec_decode_num_accepted_tokens_total", []string{"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_accepted_tokens"}},
 })
 
 // Gauges sampled during a trial. KV cache usage was gpu_cache_usage_perc
@@ -60,6 +65,9 @@ var gaugeSeries = withAliases([]series{
 	{"vllm:kv_cache_usage_perc", []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}},
 	// Only other engines report a hit-rate gauge (vLLM has counters).
 	{gaugeHitRate, nil},
+	// Likewise the speculative-decoding acceptance rate (SGLang's is a
+	// gauge averaged per logging interval).
+	{gaugeSpecRate, nil},
 })
 
 // Histograms whose per-trial mean is recorded. The old
@@ -73,6 +81,9 @@ var histSeries = withAliases([]series{
 	{"vllm:request_queue_time_seconds", []string{"vllm:request_queue_time_seconds"}},
 	{"vllm:request_prefill_time_seconds", []string{"vllm:request_prefill_time_seconds"}},
 	{"vllm:request_decode_time_seconds", []string{"vllm:request_decode_time_seconds"}},
+	// Tokens per engine step (a histogram despite its _total suffix):
+	// its mean says how full the batches were.
+	{"vllm:iteration_tokens_total", []string{"vllm:iteration_tokens_total"}},
 })
 
 // maxGauges are combined by maximum over label sets, not by sum.
@@ -93,6 +104,11 @@ func withAliases(list []series) []series {
 // reports as a gauge (SGLang's sglang:cache_hit_rate), where vLLM has
 // query and hit counters.
 const gaugeHitRate = "cache_hit_rate"
+
+// gaugeSpecRate is the canonical name of a speculative-decoding
+// acceptance rate an engine reports as a gauge (SGLang's
+// sglang:spec_accept_rate), where vLLM has drafted and accepted counters.
+const gaugeSpecRate = "spec_accept_rate"
 
 // Parse reads Prometheus text exposition (format 0.0.4) from r. Series
 // perfgate does not know are ignored; a malformed exposition is an error

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// maxKernelsInline is how many kernels the line under the findings names.
+const maxKernelsInline = 4
+
+// kernelsLine renders the explanation's kernel diff (gate/trace via
+// gate/explain) as one line: the kernels whose time per engine step moved
+// most, and the trace files; or why there is no profile. "" without one.
+// md escapes for markdown; otherwise the text is plain.
+func kernelsLine(e *verdict.Explanation, md bool) string {
+	if e == nil || e.Kernels == nil {
+		return ""
+	}
+	k := e.Kernels
+	name, path := plain, plain
+	if md {
+		name, path = Escape, Code
+	}
+	if k.Error != "" {
+		return fmt.Sprintf("Kernel profile of %s: none (%s); the verdict does not depend on it.", name(k.Workload), name(k.Error))
+	}
+	var ops []string
+	for i, op := range k.Ops {
+		if i == maxKernelsInline {
+			break
+		}
+		change := Percent(op.Change)
+		if op.Baseline == 0 {
+			change = "new"
+		}
+		ops = append(ops, fmt.Sprintf("%s %s (%s → %s µs)", name(op.Name), change, Number(op.Baseline), Number(op.Candidate)))
+	}
+	if len(ops) == 0 {
+		ops = append(ops, "no kernels recorded")
+	}
+	lead := "Kernels per engine step"
+	if md {
+		lead = "**" + lead + "**"
+	}
+	return fmt.Sprintf("%s in %s (one profiled trial per arm, %d and %d steps): %s. Traces: %s, %s.", lead, name(k.Workload),
+		k.BaselineSteps, k.CandidateSteps, strings.Join(ops, " · "), path(k.BaselineTrace), path(k.CandidateTrace))
+}
