@@ -73,9 +73,8 @@ func Config(s Setup, p *Plan) []byte {
 		for _, id := range ids {
 			w("    %s: %s\n", id, tolerance(p.Tolerances[id]))
 		}
-		if len(p.Ungated) > 0 {
-			w("  # Gated: the metrics calibration shows decidable. Left out (why: at the\n  # end of this file): %s.\n", strings.Join(p.Ungated, ", "))
-			w("  gated: [%s]\n", strings.Join(ids, ", "))
+		if len(p.Undecidable) > 0 {
+			w("  # Undecidable on this runner (why: at the end of this file), so\n  # reported inconclusive with what would decide them: %s.\n", strings.Join(p.Undecidable, ", "))
 		}
 	}
 	w("\n")

@@ -61,8 +61,8 @@ func TestDropStartStep(t *testing.T) {
 
 // TestConfig: perfgate.yaml before calibration has the defaults; after,
 // the plan's tolerances (percentages from 100 % up, which a bare number
-// would make ambiguous), trials, the ungated metrics left out of gated,
-// the A/B blocks, and why.
+// would make ambiguous), trials,
+// the undecidable metrics named, the A/B blocks, and why.
 func TestConfig(t *testing.T) {
 	s := Setup{Profile: "h100 llama", Workloads: []string{"workloads/smoke-chat-c4.yaml", "w/*.yaml"}, Engine: "vllm",
 		ServerCommand: []string{"vllm", "serve", "m", "--port", "8000"}, Restarts: 5, TrialsPerRestart: 3}
@@ -76,10 +76,10 @@ func TestConfig(t *testing.T) {
 	if strings.Contains(pre, "tolerances:") || strings.Contains(pre, "ab:") {
 		t.Errorf("before calibration, has a plan:\n%s", pre)
 	}
-	p := &Plan{Mode: Widened, Why: "because the noise", Trials: 8, Tolerances: map[string]float64{"tpot_ms.p50": 0.34500000000000003, "e2el_ms.p99": 1.5},
-		Ungated: []string{"ttft_ms.p99"}}
+	p := &Plan{Mode: Widened, Why: "because the noise", Trials: 8, Tolerances: map[string]float64{"tpot_ms.p50": 0.34500000000000003, "e2el_ms.p99": 1.5, "ttft_ms.p99": 0.06},
+		Undecidable: []string{"ttft_ms.p99"}}
 	post := string(Config(s, p))
-	for _, w := range []string{"tpot_ms.p50: 0.345\n", "e2el_ms.p99: 150%\n", "gated: [e2el_ms.p99, tpot_ms.p50]", "end of this file): ttft_ms.p99.", "min: 8", "#   because the noise"} {
+	for _, w := range []string{"tpot_ms.p50: 0.345\n", "e2el_ms.p99: 150%\n", "ttft_ms.p99: 0.06\n", "what would decide them: ttft_ms.p99.", "min: 8", "#   because the noise"} {
 		if !strings.Contains(post, w) {
 			t.Errorf("widened plan: lacks %q:\n%s", w, post)
 		}
@@ -92,6 +92,6 @@ func TestConfig(t *testing.T) {
 		}
 	}
 	if strings.Contains(post, "gated:") {
-		t.Errorf("A/B plan ungates nothing, so it keeps the policy's gated set:\n%s", post)
+		t.Errorf("init never narrows the policy's gated set:\n%s", post)
 	}
 }

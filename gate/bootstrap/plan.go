@@ -122,12 +122,14 @@ type Plan struct {
 	// Tolerances are the tolerances the check runs at, per metric id (the
 	// largest over cells when widened): what perfgate.yaml gets.
 	Tolerances map[string]float64
-	// Ungated are the metric ids a widened check leaves ungated: in some
-	// cell no tolerance up to MaxTolerance is decidable, and a wider one
-	// would call nothing a regression while looking like a gate.
-	Ungated   []string
-	Rows      []Row
-	Nightlies int
+	// Undecidable are the metric ids no check decides on this runner: in
+	// some cell no tolerance up to MaxTolerance is decidable, or the
+	// between-session estimate is too uncertain. They stay gated at their
+	// own tolerances, so the PR check reports them inconclusive and says
+	// what would decide them, rather than pass them unseen.
+	Undecidable []string
+	Rows        []Row
+	Nightlies   int
 }
 
 // StoredDesign is the verdict's design of a stored-baseline check of m
@@ -166,8 +168,8 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 	}
 	p := Plan{BlockTrials: r.BlockTrials, Nightlies: r.Nightlies, Tolerances: map[string]float64{}}
 	// A metric that neither check can decide at any tolerance up to
-	// MaxTolerance is left ungated first, so it does not decide the
-	// choice for the metrics that can be gated.
+	// MaxTolerance is set aside first (it stays gated, and undecided), so
+	// it does not decide the choice for the metrics that can be decided.
 	all := ms
 	hopeless, unsure := map[string]bool{}, map[string]bool{}
 	ms = nil
@@ -226,10 +228,16 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 	for _, m := range all {
 		row := Row{Metric: m}
 		row.Stored = outcome(StoredDesign(m, r, p.Trials, 1), row.Metric)
-		if p.Mode == Widened {
+		undecidable := hopeless[m.ID] || unsure[m.ID]
+		if p.Mode == Widened && !undecidable {
 			// Widening only raises: a metric the stored check decides at
-			// its own tolerance keeps it.
-			row.Tolerance = max(m.Tolerance, widen(row.Stored.PassTolerance))
+			// its own tolerance keeps it. One no tolerance up to
+			// MaxTolerance decides keeps its own too, undecided.
+			if t := widen(row.Stored.PassTolerance); t > MaxTolerance {
+				hopeless[m.ID] = true
+			} else {
+				row.Tolerance = max(m.Tolerance, t)
+			}
 			row.Stored = outcome(StoredDesign(row.Metric, r, p.Trials, 1), row.Metric)
 		}
 		row.AB = outcome(ABDesign(row.Metric, r, blocks), row.Metric)
@@ -241,15 +249,14 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 			p.Tolerances[m.ID] = row.Tolerance
 		}
 	}
-	for id, t := range p.Tolerances {
-		if t > MaxTolerance || hopeless[id] || unsure[id] {
-			p.Ungated = append(p.Ungated, id)
-			delete(p.Tolerances, id)
+	for id := range p.Tolerances {
+		if hopeless[id] || unsure[id] {
+			p.Undecidable = append(p.Undecidable, id)
 		}
 	}
-	sort.Strings(p.Ungated)
+	sort.Strings(p.Undecidable)
 	var noTol, few []string
-	for _, id := range p.Ungated {
+	for _, id := range p.Undecidable {
 		if unsure[id] {
 			few = append(few, id)
 		} else {
@@ -257,10 +264,10 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		}
 	}
 	if len(noTol) > 0 {
-		p.Why += fmt.Sprintf("; %s stay ungated: no tolerance up to %.0f %% is decidable for them on this runner", strings.Join(noTol, ", "), 100*MaxTolerance)
+		p.Why += fmt.Sprintf("; %s stay gated at their tolerances, but no tolerance up to %.0f %% is decidable for them on this runner: the PR check reports them inconclusive, with what would decide them", strings.Join(noTol, ", "), 100*MaxTolerance)
 	}
 	if len(few) > 0 {
-		p.Why += fmt.Sprintf("; %s stay ungated: the calibration's between-session estimate of them rests on less than one degree of freedom, so no verdict on them can be bounded (more --restarts make it firmer)", strings.Join(few, ", "))
+		p.Why += fmt.Sprintf("; %s stay gated at their tolerances, but the calibration's between-session estimate of them rests on less than one degree of freedom, so the PR check may not bound them and reports them inconclusive (more --restarts make the estimate firmer)", strings.Join(few, ", "))
 	}
 	sort.SliceStable(p.Rows, func(i, j int) bool {
 		if p.Rows[i].Cell != p.Rows[j].Cell {

@@ -33,12 +33,12 @@ func TestDecide(t *testing.T) {
 	costs := Costs{Startup: 2 * time.Minute, Trial: 20 * time.Second}
 	success := Metric{Cell: "chat", ID: "success_rate", Label: "success_rate", Absolute: true, Tolerance: 0.005}
 	for _, tc := range []struct {
-		name    string
-		ms      []Metric
-		maxGPU  time.Duration
-		mode    Mode
-		why     []string
-		ungated []string
+		name        string
+		ms          []Metric
+		maxGPU      time.Duration
+		mode        Mode
+		why         []string
+		undecidable []string
 	}{
 		// Quiet sessions: the stored baseline decides with a few trials,
 		// and a metric calibration saw no noise in does not get in the way.
@@ -53,16 +53,16 @@ func TestDecide(t *testing.T) {
 		// tolerances, saying what the A/B would have cost.
 		{"budget", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03)}, time.Minute, Widened,
 			[]string{"costs", "above the 1m0s allowed", "tolerances calibration shows decidable"}, nil},
-		// Noise no tolerance up to 50 % survives: that metric is left
-		// ungated rather than gated at a tolerance that decides nothing,
-		// and the choice is made for the others (here the A/B).
+		// Noise no tolerance up to 50 % survives: that metric keeps its
+		// tolerance and will be reported inconclusive, and the choice is
+		// made for the others (here the A/B).
 		{"hopeless", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03), metric("chat", "ttft_ms.p99", 1.5, 0.9, 0.06)}, 0, AB,
-			[]string{"interleaved A/B", "ttft_ms.p99 stay ungated"}, []string{"ttft_ms.p99"}},
+			[]string{"interleaved A/B", "ttft_ms.p99 stay gated at their tolerances, but no tolerance up to 50 % is decidable"}, []string{"ttft_ms.p99"}},
 		// A between-session estimate on 0.2 df: the verdict's interval on
-		// it can be unbounded, so it is not gated, and says more restarts
-		// would firm it up.
+		// it can be unbounded, so init does not count on deciding it, and
+		// says more restarts would firm it up.
 		{"unsure", []Metric{metric("chat", "tpot_ms.p50", 0.02, 0.003, 0.05), unsureMetric()}, 0, Stored,
-			[]string{"e2el_ms.p50 stay ungated: the calibration's between-session estimate", "more --restarts"}, []string{"e2el_ms.p50"}},
+			[]string{"e2el_ms.p50 stay gated at their tolerances, but the calibration's between-session estimate", "more --restarts"}, []string{"e2el_ms.p50"}},
 		// Within-session noise a stored baseline of 30 trials cannot
 		// average to 3 %, with blocks beyond the A/B's bound: widened.
 		{"widened", []Metric{metric("chat", "tpot_ms.p50", 0.15, 0.0, 0.03)}, 0, Widened,
@@ -83,8 +83,8 @@ func TestDecide(t *testing.T) {
 					t.Errorf("why lacks %q: %s", w, p.Why)
 				}
 			}
-			if strings.Join(p.Ungated, ",") != strings.Join(tc.ungated, ",") {
-				t.Errorf("ungated %v, want %v", p.Ungated, tc.ungated)
+			if strings.Join(p.Undecidable, ",") != strings.Join(tc.undecidable, ",") {
+				t.Errorf("undecidable %v, want %v", p.Undecidable, tc.undecidable)
 			}
 			for _, row := range p.Rows {
 				var orig Metric
@@ -107,7 +107,11 @@ func TestDecide(t *testing.T) {
 				default:
 					o = row.Stored
 				}
-				if contains(p.Ungated, row.ID) {
+				if contains(p.Undecidable, row.ID) {
+					// Gated at its own tolerance, undecided.
+					if p.Tolerances[row.ID] != orig.Tolerance {
+						t.Errorf("%s: undecidable, tolerance %v, want its own %v", row.ID, p.Tolerances[row.ID], orig.Tolerance)
+					}
 					continue
 				}
 				if !o.Decidable(row.Tolerance) || o.PassChance < 0.9-1e-6 {

@@ -33,7 +33,7 @@ func outcome(d predictor, m Metric) Outcome {
 // by about what their trials predict, and the Satterthwaite df says the
 // estimate is barely known. The verdict's interval on such a metric can
 // be unbounded (a t quantile on 0.2 df), whatever the Designs predict from
-// the trials' own degrees of freedom, so init does not gate it.
+// the trials' own degrees of freedom, so init does not count on deciding it.
 func Unsure(m Metric) bool {
 	return m.Noise.BetweenVar > 0 && m.Noise.BetweenDF > 0 && m.Noise.BetweenDF < 1
 }

@@ -24,8 +24,10 @@ func WriteTable(w io.Writer, p *Plan) error {
 	for _, r := range p.Rows {
 		a := r.Absolute
 		tol := pct(r.Tolerance, a)
-		if _, ok := p.Tolerances[r.ID]; !ok {
-			tol = "ungated"
+		for _, id := range p.Undecidable {
+			if id == r.ID {
+				tol += " !"
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s / %s\t%s / %s\t%s\t%s\t%s\n", r.Cell, r.Label, tol,
 			pct(r.Stored.Decides, a), pct(r.Stored.PassTolerance, a), pct(r.AB.Decides, a), pct(r.AB.PassTolerance, a),
@@ -37,6 +39,7 @@ func WriteTable(w io.Writer, p *Plan) error {
 	_, err := fmt.Fprintf(w, `
 "decides": the smallest worsening the check calls a regression in 80 %% of runs; "passes at": the
 smallest tolerance an unchanged build passes in 90 %% of runs (a tolerance below it is not decidable).
+"!": undecidable on this runner at any tolerance up to 50 %% or on too few calibrated sessions; gated, reported inconclusive.
 The last three columns: the stored check with twice the trials, the A/B with twice the blocks,
 and the stored check once the nightlies have recorded that many baseline sessions.
 GPU time per PR check: stored baseline %s (1 server start + %d trials), A/B %s (%d blocks, a server start each; plus building the merge base)

@@ -157,6 +157,10 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 	if err := bootstrap.WriteTable(s.Out, plan); err != nil {
 		return fmt.Errorf("init: writing the table: %w", err)
 	}
+	if len(plan.Undecidable) > 0 {
+		fmt.Fprintf(s.Err, "perfgate: warning: init: %s cannot be decided on this runner as calibrated: the PR check will report them inconclusive; calibrate on a quiet runner or with more --restarts (rerun init with --force) to decide them\n",
+			strings.Join(plan.Undecidable, ", "))
+	}
 	fmt.Fprintf(s.Out, "\nwrote %s, %s, calibration %s and a first baseline in %s\n", files.config,
 		strings.Join(files.workflows, ", "), mustRel(o.dir, store.NoisePath(o.profile)), mustRel(o.dir, store.Dir(o.profile)))
 	fmt.Fprintf(s.Out, "next: commit them (check the workloads with `perfgate validate workloads/`); docs/init.md says what the first week looks like\n")
