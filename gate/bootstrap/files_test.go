@@ -1,6 +1,8 @@
 package bootstrap
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,14 +13,25 @@ import (
 // with the team's profile, and, since perfgate launches the server, the
 // example's hand-written start step and its server-url input are gone
 // while every other step stays. A renamed example step fails here, not
-// on a team's runner.
+// on a team's runner. With INIT_WORKFLOWS_OUT=DIR it also writes them
+// there (DIR/stored/, DIR/ab/), for .ci/actionlint-init.sh to lint.
 func TestRenderWorkflow(t *testing.T) {
+	out := os.Getenv("INIT_WORKFLOWS_OUT")
 	for _, mode := range []Mode{Stored, AB} {
 		plan := &Plan{Mode: mode, Why: "because.", Blocks: 24}
 		for _, wf := range WorkflowsFor(mode) {
 			data, err := RenderWorkflow(examples.FS, wf, "a100-qwen", plan)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if out != "" {
+				dir := filepath.Join(out, string(mode))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, wf.Name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			text := string(data)
 			src, _ := examples.FS.ReadFile(wf.Example)
