@@ -262,11 +262,15 @@ func initWorkloads(dir string, given []string) ([]string, map[string][]byte, err
 				continue
 			}
 		}
+		// A glob is expanded here, so calibrate and run (whose -w takes
+		// files and directories) get the same files perfgate.yaml lists.
 		matches, err := filepath.Glob(filepath.Join(dir, g))
 		if err != nil || len(matches) == 0 {
 			return nil, nil, fmt.Errorf("%q is neither \"smoke\", a shipped workload (%s) nor a file under %s", g, strings.Join(initShippedNames(), ", "), dir)
 		}
-		list = append(list, filepath.ToSlash(g))
+		for _, m := range matches {
+			list = append(list, filepath.ToSlash(mustRel(dir, m)))
+		}
 	}
 	if len(list) == 0 {
 		return nil, nil, fmt.Errorf("no workloads given")

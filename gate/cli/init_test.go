@@ -127,3 +127,42 @@ func TestInitRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestInitWorkloads: "smoke" is the shipped smoke set and a shipped name
+// its file, both copied into workloads/; anything else is a file or glob
+// under --dir, listed relative to it; an unknown name lists the shipped
+// ones.
+func TestInitWorkloads(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "perf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"perf/a.yaml", "perf/b.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		given      []string
+		list       string
+		copies     int
+		wantErrSub string
+	}{
+		{[]string{"smoke"}, "workloads/smoke-burst-c4.yaml,workloads/smoke-chat-c4.yaml,workloads/smoke-poisson-r20.yaml,workloads/smoke-prefix-c8.yaml", 4, ""},
+		{[]string{"q7b-512-256-c32", "smoke-chat-c4.yaml"}, "workloads/q7b-512-256-c32.yaml,workloads/smoke-chat-c4.yaml", 2, ""},
+		{[]string{"perf/*.yaml"}, "perf/a.yaml,perf/b.yaml", 0, ""},
+		{[]string{"nope"}, "", 0, `"nope" is neither "smoke", a shipped workload (a100-128-4,`},
+		{[]string{" "}, "", 0, "no workloads given"},
+	} {
+		list, copies, err := initWorkloads(dir, tc.given)
+		if tc.wantErrSub != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErrSub) {
+				t.Errorf("%v: error %v, want %q", tc.given, err, tc.wantErrSub)
+			}
+			continue
+		}
+		if err != nil || strings.Join(list, ",") != tc.list || len(copies) != tc.copies {
+			t.Errorf("%v: %v, %d copies, %v; want %s and %d copies", tc.given, list, len(copies), err, tc.list, tc.copies)
+		}
+	}
+}
