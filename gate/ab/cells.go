@@ -80,13 +80,11 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 	nonPositive := false
 	for _, r := range []*result.Result{a, b} {
 		for _, t := range r.Trials {
-			if x, ok := t.Values[m.ID]; ok && t.Valid {
-				if !abs {
-					if x <= 0 {
-						nonPositive = true
-						continue
-					}
-					x = math.Log(x)
+			if v, ok := t.Values[m.ID]; ok && t.Valid {
+				x, ok := verdict.TestValue(m.ID, v)
+				if !ok {
+					nonPositive = true
+					continue
 				}
 				blocks[t.Block] = append(blocks[t.Block], x)
 			}

@@ -3,6 +3,8 @@ package ab
 import (
 	"math"
 	"sync"
+
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // The predictions of a paired test, computed exactly rather than by the
@@ -169,11 +171,12 @@ func (r ruleAt) passTolerance() float64 {
 
 var passMultiples = map[[2]float64]float64{}
 
-// power and passTarget are verdict's: the power MDE is quoted at and the
-// pass rate PassTolerance is quoted at.
+// power and passTarget are verdict's (one definition for every
+// prediction): the power MDE is quoted at and the pass rate PassTolerance
+// is quoted at.
 const (
-	power      = 0.8
-	passTarget = 0.9
+	power      = verdict.TargetPower
+	passTarget = verdict.TargetPass
 )
 
 // bisect finds the smallest x >= 0 with ok(x), ok monotone, to a part in

@@ -66,14 +66,12 @@ func Summarise(trials []map[string]float64) map[string]Summary {
 	skip := map[string]bool{}
 	for _, t := range trials {
 		for id, v := range t {
-			if !verdict.Absolute(id) {
-				if v <= 0 {
-					skip[id] = true
-					continue
-				}
-				v = math.Log(v)
+			x, ok := verdict.TestValue(id, v)
+			if !ok {
+				skip[id] = true
+				continue
 			}
-			vals[id] = append(vals[id], v)
+			vals[id] = append(vals[id], x)
 		}
 	}
 	out := map[string]Summary{}
@@ -81,19 +79,8 @@ func Summarise(trials []map[string]float64) map[string]Summary {
 		if skip[id] {
 			continue
 		}
-		var sum float64
-		for _, v := range x {
-			sum += v
-		}
-		s := Summary{N: len(x), Mean: sum / float64(len(x))}
-		if len(x) > 1 {
-			var ss float64
-			for _, v := range x {
-				ss += (v - s.Mean) * (v - s.Mean)
-			}
-			s.SD = math.Sqrt(ss / float64(len(x)-1))
-		}
-		out[id] = s
+		m, v := verdict.MeanVar(x)
+		out[id] = Summary{N: len(x), Mean: m, SD: math.Sqrt(v)}
 	}
 	return out
 }

@@ -236,7 +236,7 @@ func (n *Noise) Priors(current map[string]string) (p verdict.Priors, stale []str
 		m := make(map[string]verdict.Prior, len(c.Metrics))
 		for id, x := range c.Metrics {
 			m[id] = verdict.Prior{WithinVar: x.WithinVar, WithinDF: x.WithinDF,
-				BetweenVar: x.BetweenVar, BetweenDF: x.BetweenDF, Source: "calibration"}
+				BetweenVar: x.BetweenVar, BetweenDF: x.BetweenDF, Source: "calibration", Sessions: x.Sessions}
 		}
 		p[cell] = m
 	}

@@ -73,7 +73,7 @@ func TestNoiseRoundTrip(t *testing.T) {
 func TestNoisePriors(t *testing.T) {
 	n := sampleNoise()
 	p, stale := n.Priors(nil)
-	want := verdict.Prior{WithinVar: 1e-4, WithinDF: 6, BetweenVar: 9e-4, BetweenDF: 1.7, Source: "calibration"}
+	want := verdict.Prior{WithinVar: 1e-4, WithinDF: 6, BetweenVar: 9e-4, BetweenDF: 1.7, Source: "calibration", Sessions: 3}
 	if got, ok := p.Lookup("chat@c16", "tpot_ms.p50"); !ok || got != want || len(stale) != 0 || len(p) != 2 {
 		t.Errorf("priors %+v, stale %v", p, stale)
 	}

@@ -84,7 +84,7 @@ func TestCalibrateDisturbed(t *testing.T) {
 		{"offset, not wider", []map[string]*result.Result{mk(calm, 1), mk(calm, 3), mk(calm, 1)}, "[]"},
 		{"wide in one metric only", []map[string]*result.Result{mk(calm, 1), mk([3]float64{3, 0.1, 0.05}, 1), mk(calm, 1)}, "[]"},
 	} {
-		if got := fmt.Sprint(calibrateDisturbed("c", ids, tc.sessions)); got != tc.want {
+		if got := fmt.Sprint(noise.Disturbed("c", ids, tc.sessions)); got != tc.want {
 			t.Errorf("%s: disturbed sessions %s, want %s", tc.name, got, tc.want)
 		}
 	}

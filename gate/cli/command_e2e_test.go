@@ -40,7 +40,7 @@ func TestRunCommandWorkload(t *testing.T) {
 
 // TestGateCommandWorkload: a kind: command workload gates like a serving
 // one, with no server configured: the same engine passes against its own
-// baseline, and a 30 % slower one is a regression naming the offline
+// baseline, and one twice as slow is a regression naming the offline
 // latency.
 func TestGateCommandWorkload(t *testing.T) {
 	dir := t.TempDir()
@@ -66,11 +66,11 @@ func TestGateCommandWorkload(t *testing.T) {
 	if code, out, errs := gate("same"); code != ExitPass {
 		t.Fatalf("unchanged engine: exit %d, want 0\n%s\n%s", code, out, errs)
 	}
-	t.Setenv("FAKE_LATENCY_SCALE", "1.3")
+	t.Setenv("FAKE_LATENCY_SCALE", "2")
 	code, out, errs := gate("slow")
 	first, _, _ := strings.Cut(out, "\n")
 	if code != ExitRegression || !strings.Contains(first, "engine-latency") {
-		t.Fatalf("30 %% slower engine: exit %d, first line %q; want 1 naming the workload\n%s\n%s", code, first, out, errs)
+		t.Fatalf("twice as slow an engine: exit %d, first line %q; want 1 naming the workload\n%s\n%s", code, first, out, errs)
 	}
 	if !strings.Contains(out, "offline_latency") && !strings.Contains(out, "latency") {
 		t.Errorf("the report does not name the offline latency:\n%s", out)

@@ -29,7 +29,7 @@ func TestGateCommentShowsTrend(t *testing.T) {
 	baseDir := filepath.Join(dir, "baselines", "p")
 	candDir := filepath.Join(dir, "cand")
 	writeResult(t, filepath.Join(baseDir, "a.json"), compareTestResult("a", 5, 1))
-	writeResult(t, filepath.Join(candDir, "a.json"), compareTestResult("a", 5, 1.3))
+	writeResult(t, filepath.Join(candDir, "a.json"), compareTestResult("a", 5, 2))
 	var hist []byte
 	for i, tpot := range []float64{11.8, 12.1, 12.0} {
 		line, err := json.Marshal(baseline.HistoryLine{GitSHA: "abcdef0123456789", PromotedAt: time.Date(2026, 11, 20+i, 0, 0, 0, 0, time.UTC),
@@ -54,10 +54,11 @@ func TestGateCommentShowsTrend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 11.8, 12.1, 12.0, then the candidate at 12 × 1.3 = 15.6 (wiggled).
-	// The span after it is highest over lowest: 15.6/11.8 - 1 = 32 %, give
+	// 11.8, 12.1, 12.0, then the candidate at 12 × 2 = 24 (wiggled): a
+	// change beyond the uncalibrated default between-session noise (8 %).
+	// The span after it is highest over lowest: 24/11.8 - 1 = 103 %, give
 	// or take the candidate's wiggle.
-	want := "`" + report.Sparkline([]float64{11.8, 12.1, 12.0, 15.6}) + "` 3"
+	want := "`" + report.Sparkline([]float64{11.8, 12.1, 12.0, 24}) + "` 10"
 	if !strings.Contains(string(md), "| Trend |") || !strings.Contains(string(md), want) {
 		t.Errorf("comment.md lacks the trend %q:\n%s", want, md)
 	}

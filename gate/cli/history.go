@@ -41,9 +41,11 @@ func newHistoryCmd(s *Streams) *cobra.Command {
 		Short: "Show each gated cell's baseline history and the steps detected in it",
 		Long: `history reads baselines/<profile>/history/*.jsonl (one line per promoted
 run) and shows, per workload cell, every run's level of each gated metric
-and the steps detected in the series: binary segmentation with a
-permutation-tested t statistic (docs/baselines.md, "Change points"). Each
-step names its first run (commit, date) and its size with a 95 % interval.
+and the steps detected in the series: binary segmentation over single
+steps and step-and-returns, each a t test on the runs' levels that knows
+their trials and the between-run noise, family-wise over every series shown
+(docs/statistics.md, "Change points"). Each step names its first run
+(commit, date) and its size with a 95 % interval.
 
 The gated metrics are perfgate.yaml's (policy.gated) plus the cell's own
 gate list from its baseline file; --metric replaces them.`,
@@ -114,8 +116,20 @@ func runHistory(s *Streams, l *config.Loaded, o historyOptions) error {
 	if len(shown) == 0 {
 		return exitf(ExitInvalid, "--cell: no history for %v in profile %q", o.cells, cfg.Profile)
 	}
+	// The calibration's between-session noise lets a young history's
+	// change-point test borrow strength, as in the gate.
+	det := history.DefaultDetector()
+	var baseList []*result.Result
+	for _, c := range shown {
+		if b := bases[c.Name]; b != nil {
+			baseList = append(baseList, b)
+		}
+	}
+	if det.Noise, err = noisePriors(store.Dir(cfg.Profile), baseList, s.Err); err != nil {
+		return &ExitError{Code: ExitInvalid, Err: err}
+	}
 	var b bytes.Buffer
-	if err := render(&b, history.Build(cfg.Profile, shown, metricOrder(ids), history.DefaultDetector())); err != nil {
+	if err := render(&b, history.Build(cfg.Profile, shown, metricOrder(ids), det)); err != nil {
 		return err
 	}
 	if o.out != "" {

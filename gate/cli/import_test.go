@@ -114,7 +114,7 @@ func TestCompareImportedRuns(t *testing.T) {
 		}
 		return files
 	}
-	for arm, scale := range map[string]float64{"base": 1, "cand": 1.25} {
+	for arm, scale := range map[string]float64{"base": 1, "cand": 2} {
 		args := append([]string{"import", "vllm-bench"}, write(arm, scale)...)
 		if code, _, stderr := importRun(t, append(args, "-o", filepath.Join(dir, arm+".json"), "--name", "qwen")...); code != ExitPass {
 			t.Fatalf("import %s: %v %s", arm, code, stderr)

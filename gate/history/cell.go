@@ -8,8 +8,8 @@
 // promotion is far noisier than the sessions before it.
 //
 // It is pure: it reads the lines and results it is given, does no I/O,
-// and is deterministic (the permutation tests use a seeded generator), so
-// `perfgate history` prints the same steps for the same files.
+// and is deterministic (the change-point test is parametric, with no random
+// draws), so `perfgate history` prints the same steps for the same files.
 package history
 
 import (

@@ -2,145 +2,241 @@ package history
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
+
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// Detector finds step changes in a series of session levels by binary
-// segmentation with a two-sample t statistic whose significance is judged
-// by a permutation test:
+// Detector finds the steps of a series of session levels by binary
+// segmentation with a parametric test that knows what each point is:
 //
-//  1. In a segment, every split leaving at least MinSize points on either
-//     side is scored by the pooled two-sample t statistic of the points
-//     before it against those after it; the best split has the largest |t|.
-//  2. The maximum |t| over all splits is not t-distributed (it is the
-//     largest of n-1 correlated statistics), so its p-value comes from
-//     permutations: the segment's points are shuffled Permutations times
-//     and the maximum recomputed each time. Under "no change" the sessions
-//     are exchangeable and the test's false-alarm rate is exactly Alpha,
-//     whatever the noise's distribution.
-//  3. A significant split is kept and both halves are searched again.
+//   - Each session's level y_i is the mean of its N_i trials, so its
+//     variance is τ² + s_i²/N_i: the between-session variance τ² plus the
+//     session's own within-session variance over its trial count. A quiet
+//     session with many trials weighs more than a noisy one with three.
+//   - τ² is estimated under each candidate change (from the residuals
+//     about the segment means, less what the within-session terms explain,
+//     method of moments, truncated at 0) and pooled with the calibration's
+//     between-session variance when there is one (Prior), by degrees of
+//     freedom: a young history borrows its noise from calibration.
+//   - A candidate is a single step (the level before k against after) or
+//     a step and its return (the sessions [a, b) against those outside
+//     them: a regression that was reverted). Its statistic is the weighted
+//     difference of the levels over its standard error, referred to
+//     Student's t on the degrees of freedom of the noise estimate.
+//   - The smallest p-value of a segment's single steps is multiplied by
+//     their number and by 2, and so is that of its step-and-returns
+//     (Bonferroni: the candidates overlap, so this is conservative), and
+//     both by Family, the number of series tested together
+//     in one gate run or report (a profile's cells x gated metrics), so an
+//     unchanged profile announces a step with probability at most Alpha
+//     however many series it has. A significant candidate is kept and each
+//     part searched again.
 //
-// Why not E-divisive means (Matteson & James 2014, as Apache Otava and
-// MongoDB use)? It tests for any change of distribution with an energy
-// statistic, so a night with one wild session or a change of spread alone
-// is a "change point"; the gate cares about steps of the level, which the
-// t statistic targets, with more power per session for the same
-// permutation-exact false-alarm control. docs/baselines.md has the
-// measured rates.
+// Why not a permutation test (the detector until this round)? With 8
+// sessions a perfectly separated 4-4 step has a permutation p-value of at
+// least 2/C(8,4) = 0.029, so the clearest step of a young history could
+// never pass 0.01; a parametric null has no such floor. Why not PELT or
+// E-divisive (Apache Otava)? PELT needs a penalty calibrated to the noise,
+// which is what this test estimates anyway, and E-divisive tests for any
+// change of distribution by permutation, with the same floor; binary
+// segmentation that also tries a step-and-return finds the reverted
+// regression that a single-split search misses (the best single split of
+// a bump sits beside a segment mixing both levels). docs/statistics.md has
+// the seeded rates.
 type Detector struct {
-	// Alpha is the permutation test's level for each split.
-	Alpha float64
-	// Permutations is the number of shuffles per test (999: p-values in
-	// steps of 0.001).
-	Permutations int
+	// Alpha is the family-wise level: the chance that a profile with no
+	// step anywhere announces one.
+	Alpha float64 `json:"alpha"`
+	// Family is the number of series tested together (0 and 1: one).
+	Family int `json:"family,omitempty"`
 	// MinSize is the fewest sessions on either side of a step; a step in
 	// the last MinSize-1 sessions is not yet visible.
-	MinSize int
-	// Seed seeds the shuffles, so the same series gives the same steps.
-	Seed uint64
+	MinSize int `json:"min_size"`
+	// Noise holds the calibration's priors (cell -> metric); a series of
+	// a calibrated cell pools its between-session estimate with them.
+	Noise verdict.Priors `json:"-"`
 }
 
-// DefaultDetector is the documented detector: alpha 0.01, 999
-// permutations, at least 3 sessions on either side.
+// DefaultDetector is the documented detector: family-wise alpha 0.01, at
+// least 3 sessions on either side of a step.
 func DefaultDetector() Detector {
-	return Detector{Alpha: 0.01, Permutations: 999, MinSize: 3, Seed: 1}
+	return Detector{Alpha: 0.01, MinSize: 3}
 }
 
 // Split is a detected change point: At is the index (into the series) of
-// the first point after the step; P the permutation p-value that kept it.
+// the first point after the step; P the Bonferroni-adjusted p-value that
+// kept it (a step and its return share one).
 type Split struct {
 	At int
 	P  float64
 }
 
-// Detect returns the change points of x, sorted by position.
+// points is what the test knows of each session: its level and the
+// within-session variance of that level (s²/N, 0 when unknown), with
+// prefix sums (index i holds the sum over sessions [0, i)) so each
+// candidate's statistic costs O(1).
+type points struct {
+	y, w []float64
+	// tau0 and d0 are the prior between-session variance and its df.
+	tau0, d0 float64
+	// sy, syy and sw are the prefix sums of y, y² and w; y is centred on
+	// its mean first, so the sums of squares lose no precision on log
+	// levels near each other.
+	sy, syy, sw []float64
+}
+
+// prefix fills the prefix sums.
+func (p *points) prefix() {
+	n := len(p.y)
+	var mu float64
+	for _, v := range p.y {
+		mu += v
+	}
+	if n > 0 {
+		mu /= float64(n)
+	}
+	p.sy, p.syy, p.sw = make([]float64, n+1), make([]float64, n+1), make([]float64, n+1)
+	for i, v := range p.y {
+		c := v - mu
+		p.sy[i+1] = p.sy[i] + c
+		p.syy[i+1] = p.syy[i] + c*c
+		p.sw[i+1] = p.sw[i] + p.w[i]
+	}
+}
+
+// Detect returns the change points of levels x alone (no within-session
+// information, no prior): the between-session variance is estimated from
+// the series itself.
 func (d Detector) Detect(x []float64) []Split {
+	return d.detect(points{y: x, w: make([]float64, len(x))})
+}
+
+// DetectSeries returns the change points of s, using each session's
+// within-session spread and trial count and, when d.Noise has one for
+// (s.Cell, s.Metric), the calibration's between-session variance.
+func (d Detector) DetectSeries(s Series) []Split {
+	p := points{y: s.Mean, w: make([]float64, len(s.Mean))}
+	for i := range s.Mean {
+		if s.N[i] >= 2 {
+			p.w[i] = s.SD[i] * s.SD[i] / float64(s.N[i])
+		}
+	}
+	if pr, ok := d.Noise.Lookup(s.Cell, s.Metric); ok && pr.BetweenDF > 0 {
+		p.tau0, p.d0 = pr.BetweenVar, math.Max(pr.BetweenDF, verdict.MinBetweenDF(pr.Sessions))
+	}
+	return d.detect(p)
+}
+
+func (d Detector) detect(p points) []Split {
 	if d.MinSize < 1 {
 		d.MinSize = 1
 	}
-	if d.Permutations < 1 {
-		d.Permutations = 1
-	}
-	rng := rand.New(rand.NewPCG(d.Seed, uint64(len(x))))
+	p.prefix()
 	var out []Split
-	d.segment(x, 0, len(x), rng, &out)
+	d.segment(p, 0, len(p.y), &out)
 	sort.Slice(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out
 }
 
-func (d Detector) segment(x []float64, lo, hi int, rng *rand.Rand, out *[]Split) {
-	if hi-lo < 2*d.MinSize {
+// segment tests [lo, hi) and recurses into the parts of a kept change.
+func (d Detector) segment(p points, lo, hi int, out *[]Split) {
+	m := d.MinSize
+	if hi-lo < 2*m {
 		return
 	}
-	seg := x[lo:hi]
-	k, t := maxT(seg, d.MinSize)
-	if k < 0 || t == 0 {
-		return
+	// Single steps and step-and-returns are two families of candidates,
+	// each given half of the level with its own Bonferroni count: the
+	// O(n²) step-and-returns would otherwise dilute the O(n) single
+	// steps, the common case, twentyfold at 60 runs.
+	// The degrees of freedom are the segment's, the same for every
+	// candidate, so the largest |t| of each family is its smallest p.
+	df := float64(hi-lo-2) + p.d0
+	var best change
+	adj := 2.0
+	pick := func(c change, count int) {
+		pv := 2 * verdict.TSurvival(c.t, df)
+		if a := math.Min(1, 2*pv*float64(count)*float64(max(d.Family, 1))); a < adj {
+			best, adj = c, a
+		}
 	}
-	// Early stop: once more shuffles reach t than a significant result
-	// allows, the rest cannot make it significant. A/A segments stop
-	// after a few dozen shuffles, which keeps long histories cheap.
-	limit := int(math.Ceil(d.Alpha*float64(d.Permutations+1))) - 1
-	perm := append([]float64(nil), seg...)
-	count := 0
-	for r := 0; r < d.Permutations; r++ {
-		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		if _, tp := maxT(perm, d.MinSize); tp >= t {
-			count++
-			if count > limit {
-				return
+	single, singles := change{t: -1}, 0
+	for k := lo + m; k <= hi-m; k++ {
+		singles++
+		if c := p.stat(lo, hi, k, hi); c.t > single.t {
+			single = c
+		}
+	}
+	pick(single, singles)
+	bump, bumps := change{t: -1}, 0
+	for a := lo + m; a <= hi-2*m; a++ {
+		for b := a + m; b <= hi-m; b++ {
+			bumps++
+			if c := p.stat(lo, hi, a, b); c.t > bump.t {
+				bump = c
 			}
 		}
 	}
-	p := float64(1+count) / float64(d.Permutations+1)
-	if p > d.Alpha {
+	if bumps > 0 {
+		pick(bump, bumps)
+	}
+	if adj > d.Alpha {
 		return
 	}
-	*out = append(*out, Split{At: lo + k, P: p})
-	d.segment(x, lo, lo+k, rng, out)
-	d.segment(x, lo+k, hi, rng, out)
+	*out = append(*out, Split{At: best.a, P: adj})
+	if best.b < hi {
+		*out = append(*out, Split{At: best.b, P: adj})
+		d.segment(p, lo, best.a, out)
+		d.segment(p, best.a, best.b, out)
+		d.segment(p, best.b, hi, out)
+		return
+	}
+	d.segment(p, lo, best.a, out)
+	d.segment(p, best.a, hi, out)
 }
 
-// maxT returns the split k (points [0,k) against [k,n)) with the largest
-// pooled two-sample |t|, among splits leaving at least m points on either
-// side, and that |t|; k is -1 when there is no such split. Values are
-// centred first, so prefix sums of squares lose no precision on log
-// values near each other.
-func maxT(x []float64, m int) (int, float64) {
-	n := len(x)
-	if n < 2*m || n < 3 {
-		return -1, 0
+// change is a tested change: the sessions [a, b) against the rest of
+// the segment (b = hi: a single step at a), with its |t|.
+type change struct {
+	a, b int
+	t    float64
+}
+
+// stat returns |t| of "the level of [a, b) differs from that of the rest
+// of [lo, hi)": a two-sample t statistic of the session levels, whose
+// variance (τ² + s²/N, the same for every session under the null) is
+// estimated from the residuals about the two groups' means on n-2 degrees
+// of freedom, floored at the sessions' mean within-session term (a level
+// cannot vary less than its trials say: this is what keeps a perfectly
+// separated step of four quiet sessions from looking like no evidence at
+// all) and pooled with the calibration's τ0² + that term on its df. Under
+// the null the statistic is Student's t on n-2 (+ d0) degrees of freedom
+// exactly when the sessions are alike (before the floor, which only makes
+// it conservative), so its p-value has no floor.
+func (p points) stat(lo, hi, a, b int) change {
+	c := change{a: a, b: b}
+	sum := func(s []float64, i, j int) float64 { return s[j] - s[i] }
+	cntIn := float64(b - a)
+	cntOut := float64(hi-lo) - cntIn
+	sIn := sum(p.sy, a, b)
+	sOut := sum(p.sy, lo, hi) - sIn
+	qAll := sum(p.syy, lo, hi)
+	// RSS about the two group means: Σy² − Σ_g (Σ_g y)²/n_g.
+	rss := math.Max(0, qAll-sIn*sIn/cntIn-sOut*sOut/cntOut)
+	n := float64(hi - lo)
+	wbar := sum(p.sw, lo, hi) / n
+	df := n - 2
+	v := math.Max(rss/df, wbar)
+	if p.d0 > 0 {
+		v = (p.d0*(p.tau0+wbar) + df*v) / (p.d0 + df)
 	}
-	var mu float64
-	for _, v := range x {
-		mu += v
+	diff := math.Abs(sIn/cntIn - sOut/cntOut)
+	switch {
+	case v > 0:
+		c.t = diff / math.Sqrt(v*(1/cntIn+1/cntOut))
+	case diff > 1e-15:
+		// No noise at all: an exact difference is a certain change.
+		c.t = math.Inf(1)
 	}
-	mu /= float64(n)
-	s := make([]float64, n+1)
-	q := make([]float64, n+1)
-	for i, v := range x {
-		c := v - mu
-		s[i+1] = s[i] + c
-		q[i+1] = q[i] + c*c
-	}
-	best, bestT := -1, 0.0
-	for k := m; k <= n-m; k++ {
-		nl, nr := float64(k), float64(n-k)
-		ml, mr := s[k]/nl, (s[n]-s[k])/nr
-		ss := (q[k] - nl*ml*ml) + (q[n] - q[k] - nr*mr*mr)
-		var t float64
-		diff := math.Abs(ml - mr)
-		if ss <= 1e-300 {
-			if diff > 1e-15 {
-				t = math.Inf(1)
-			}
-		} else {
-			t = diff / math.Sqrt(ss/float64(n-2)*(1/nl+1/nr))
-		}
-		if t > bestT {
-			best, bestT = k, t
-		}
-	}
-	return best, bestT
+	return c
 }

@@ -22,20 +22,6 @@ func seededSeries(rng *rand.Rand, n, at int, step, between, within float64, tria
 	return x
 }
 
-func TestMaxTFindsTheStep(t *testing.T) {
-	x := []float64{1, 1.1, 0.9, 1, 2, 2.1, 1.9, 2}
-	k, tv := maxT(x, 2)
-	if k != 4 || tv < 10 {
-		t.Errorf("maxT = %d, %v; want split 4 with a large t", k, tv)
-	}
-	if k, tv := maxT([]float64{3, 3, 3, 3, 3, 3}, 2); tv != 0 {
-		t.Errorf("constant series: split %d t %v, want t 0", k, tv)
-	}
-	if k, _ := maxT([]float64{1, 2, 3}, 2); k != -1 {
-		t.Errorf("too short: split %d, want -1", k)
-	}
-}
-
 func TestDetectIsDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	x := seededSeries(rng, 30, 15, math.Log1p(0.05), 0.02, 0.02, 5)
@@ -45,16 +31,15 @@ func TestDetectIsDeterministic(t *testing.T) {
 	}
 }
 
-// The measured rates of docs/baselines.md: a single +10 % step in 30
+// The measured rates of docs/statistics.md: a single +10 % step in 30
 // nightly sessions (between-session CV 2 %, within-session CV 2 %, 5
 // trials) is found at exactly its first session in at least 95 % of
 // seeded series; A/A series of 30 sessions report no step in at least
 // 95 %. The step position is drawn in [MinSize, 30-MinSize].
 func TestDetectorRates(t *testing.T) {
-	runs := 1000
-	if testing.Short() {
-		runs = 200
-	}
+	// Never reduced: 200 series (the old -short count) put the 95 %
+	// bound within sampling error, and it failed there on main.
+	const runs = 1000
 	d := DefaultDetector()
 	for _, tc := range []struct {
 		between  float64

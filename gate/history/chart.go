@@ -95,12 +95,22 @@ func newChart(c CellReport, m MetricReport, segFrom int) chart {
 		l, h := spreadBounds(m, p)
 		lo, hi = math.Min(lo, l), math.Max(hi, h)
 	}
-	if pad := (hi - lo) * 0.08; pad > 0 {
+	if pad := (hi - lo) * 0.05; pad > 0 {
 		lo, hi = lo-pad, hi+pad
 	} else {
 		d := math.Max(math.Abs(lo)*0.05, 0.01)
 		lo, hi = lo-d, hi+d
 	}
+	if m.Unit == "ratio" && hi > 1 {
+		hi = 1 // no ratio exceeds 1: a success rate tops out at 100 %
+	}
+	if lo < 0 {
+		// Latencies, rates and ratios are never negative: the axis stops
+		// at zero rather than inviting a reading below it.
+		lo = 0
+	}
+	ticks, step := niceTicks(lo, hi, yTicks)
+	lo, hi = ticks[0], ticks[len(ticks)-1]
 	x := func(run int) float64 {
 		if n <= 1 {
 			return marginL + plotW/2
@@ -121,9 +131,8 @@ func newChart(c CellReport, m MetricReport, segFrom int) chart {
 	}
 	ch.Line = strings.Join(line, " ")
 	ch.Band = strings.Join(append(upper, lower...), " ")
-	for i := 0; i < yTicks; i++ {
-		v := lo + (hi-lo)*float64(i)/float64(yTicks-1)
-		ch.YTicks = append(ch.YTicks, tick{At: round(y(v)), Text: strconv.FormatFloat(v, 'g', 4, 64)})
+	for _, v := range ticks {
+		ch.YTicks = append(ch.YTicks, tick{At: round(y(v)), Text: tickText(m, v, step)})
 	}
 	every := (n + maxXTicks - 1) / maxXTicks
 	for run := 1; run <= n; run += every {
@@ -155,13 +164,70 @@ func newChart(c CellReport, m MetricReport, segFrom int) chart {
 	return ch
 }
 
-// spreadBounds is the band around p: centre times 1 +- CV for relative
-// metrics, centre +- SD (Spread is in points) for ratio metrics.
+// spreadBounds is the band around p: for relative metrics the centre
+// times exp(±s) with s the log-scale spread (s² = log(1 + CV²)), the scale
+// the trials were summarised on, so the band is as wide in ratio above as
+// below and never reaches zero (centre × (1 − CV) drew latencies of −21 ms
+// for a spread CV above 100 %); for ratio metrics centre ± SD, within
+// [0, 1].
 func spreadBounds(m MetricReport, p Level) (float64, float64) {
 	if m.Unit == "ratio" {
-		return p.Value - p.Spread/100, p.Value + p.Spread/100
+		return math.Max(0, p.Value-p.Spread/100), math.Min(1, p.Value+p.Spread/100)
 	}
-	return p.Value * (1 - p.Spread/100), p.Value * (1 + p.Spread/100)
+	s := math.Sqrt(math.Log1p(p.Spread * p.Spread / 1e4))
+	return p.Value * math.Exp(-s), p.Value * math.Exp(s)
+}
+
+// niceTicks returns about n tick values covering [lo, hi] at a round step
+// (1, 2, 2.5 or 5 times a power of ten), the first at or below lo and the
+// last at or above hi, and the step.
+func niceTicks(lo, hi float64, n int) ([]float64, float64) {
+	span := hi - lo
+	if !(span > 0) || math.IsInf(span, 0) {
+		span = math.Max(math.Abs(lo), 1)
+	}
+	raw := span / float64(max(n-1, 1))
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, f := range []float64{1, 2, 2.5, 5, 10} {
+		if f*mag >= raw {
+			step = f * mag
+			break
+		}
+	}
+	first := math.Floor(lo/step+1e-9) * step
+	var out []float64
+	for i := 0; i <= 4*n; i++ {
+		// Each tick from its index and rounded to the step, so that
+		// float drift (0.1+0.2) never shows in a label.
+		t := math.Round((first+float64(i)*step)/step) * step
+		out = append(out, t)
+		if t >= hi-1e-9*step {
+			break
+		}
+	}
+	return out, step
+}
+
+// tickText formats a tick at the step's precision: percent for ratio
+// metrics (a success rate of 1 is "100 %"), else as many decimals as the
+// step needs.
+func tickText(m MetricReport, v, step float64) string {
+	if m.Unit == "ratio" {
+		v, step = 100*v, 100*step
+	}
+	dec := 0
+	for d := step; d < 1-1e-9 && dec < 6; d *= 10 {
+		dec++
+	}
+	if math.Abs(step*math.Pow(10, float64(dec))-math.Round(step*math.Pow(10, float64(dec)))) > 1e-6 {
+		dec++ // 2.5 x 10^k needs one more
+	}
+	t := strconv.FormatFloat(v, 'f', dec, 64)
+	if m.Unit == "ratio" {
+		return t + " %"
+	}
+	return t
 }
 
 func spreadText(m MetricReport, p Level) string {

@@ -1,9 +1,11 @@
 package history
 
 import (
+	"fmt"
 	"html/template"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // HTML writes r as one self-contained HTML page: inline CSS, and per cell
@@ -19,29 +21,58 @@ func HTML(w io.Writer, r *Report) error {
 
 type htmlPage struct {
 	Profile, Method string
-	Steps           []htmlStep
-	Cells           []htmlCell
+	// Overview has one row per cell with a step, linking to its section.
+	Overview []htmlOverview
+	Steps    []htmlStep
+	Groups   []htmlGroup
+}
+
+// htmlOverview is one cell with steps: its anchor and what stepped where.
+type htmlOverview struct {
+	Anchor, Cell, Steps string
 }
 
 type htmlStep struct {
-	Cell, Metric, Run, Date, Commit, Change, Interval string
+	Cell, Anchor, Metric, Run, Date, Commit, Change, Interval string
+}
+
+// htmlGroup is one workload's cells (a cell "chat@c16" belongs to workload
+// "chat"), so a profile of many cells reads as a few headed groups.
+type htmlGroup struct {
+	Workload string
+	Cells    []htmlCell
 }
 
 type htmlCell struct {
-	Name, Runs string
-	Noise      []string
-	Charts     []chart
+	Anchor, Name, Runs string
+	Noise              []string
+	Charts             []chart
+}
+
+// workloadOf is the workload part of a cell name: before its "@".
+func workloadOf(cell string) string {
+	if i := strings.IndexByte(cell, '@'); i > 0 {
+		return cell[:i]
+	}
+	return cell
 }
 
 func newHTMLPage(r *Report) htmlPage {
 	p := htmlPage{Profile: r.Profile, Method: method(r.Detector)}
-	for _, c := range r.Cells {
+	group := map[string]int{}
+	for i, c := range r.Cells {
+		anchor := "cell-" + strconv.Itoa(i+1)
+		var parts []string
 		for _, st := range allSteps(c) {
 			s := c.Sessions[st.Session]
-			p.Steps = append(p.Steps, htmlStep{Cell: c.Cell, Metric: st.label, Run: strconv.Itoa(s.Run), Date: day(s.Date),
+			p.Steps = append(p.Steps, htmlStep{Cell: c.Cell, Anchor: anchor, Metric: st.label, Run: strconv.Itoa(s.Run), Date: day(s.Date),
 				Commit: commitName(s.Commit), Change: signed(st.Change, st.Absolute), Interval: interval(st.Step)})
+			parts = append(parts, fmt.Sprintf("%s %s at run %d", st.label, signed(st.Change, st.Absolute), s.Run))
 		}
-		hc := htmlCell{Name: c.Cell, Runs: runs(c)}
+		if len(parts) > 0 {
+			p.Overview = append(p.Overview, htmlOverview{Anchor: anchor, Cell: c.Cell, Steps: strings.Join(parts, "; ")})
+		}
+		hc := htmlCell{Anchor: anchor, Name: c.Cell, Runs: runs(c)}
 		from := segmentStart(c)
 		for _, m := range c.Metrics {
 			if m.Noise != nil {
@@ -51,7 +82,14 @@ func newHTMLPage(r *Report) htmlPage {
 				hc.Charts = append(hc.Charts, newChart(c, m, from))
 			}
 		}
-		p.Cells = append(p.Cells, hc)
+		w := workloadOf(c.Cell)
+		k, ok := group[w]
+		if !ok {
+			k = len(p.Groups)
+			group[w] = k
+			p.Groups = append(p.Groups, htmlGroup{Workload: w})
+		}
+		p.Groups[k].Cells = append(p.Groups[k].Cells, hc)
 	}
 	return p
 }
@@ -65,7 +103,9 @@ var page = template.Must(template.New("history").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1"/>
 <title>perfgate history · {{.Profile}}</title>
 <style>
-body { font: 14px/1.45 system-ui, sans-serif; color: #1f2328; margin: 2em auto; max-width: 760px; padding: 0 1em; }
+body { font: 14px/1.45 system-ui, sans-serif; color: #1f2328; margin: 2em auto; max-width: 1500px; padding: 0 1em; }
+.charts { display: flex; flex-wrap: wrap; gap: 0 16px; }
+.charts figure { flex: 0 1 720px; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; text-align: left; }
 code { font: 12px ui-monospace, monospace; }
@@ -87,19 +127,29 @@ svg text.seglabel { fill: #1a7f37; }
 <body>
 <h1>perfgate history · {{.Profile}}</h1>
 <p>Change points: {{.Method}}.</p>
-{{if .Steps}}<table>
-<tr><th>Workload</th><th>Metric</th><th>First run after the step</th><th>Change</th><th>95 % interval</th></tr>
-{{range .Steps}}<tr><td>{{.Cell}}</td><td>{{.Metric}}</td><td>run {{.Run}}, {{.Date}}, <code>{{.Commit}}</code></td><td>{{.Change}}</td><td>{{.Interval}}</td></tr>
+{{if .Overview}}<h2>Overview</h2>
+<table>
+<tr><th>Workload cell</th><th>Steps</th></tr>
+{{range .Overview}}<tr><td><a href="#{{.Anchor}}">{{.Cell}}</a></td><td>{{.Steps}}</td></tr>
 {{end}}</table>
+<details><summary>every step with its commit and interval</summary>
+<table>
+<tr><th>Workload</th><th>Metric</th><th>First run after the step</th><th>Change</th><th>95 % interval</th></tr>
+{{range .Steps}}<tr><td><a href="#{{.Anchor}}">{{.Cell}}</a></td><td>{{.Metric}}</td><td>run {{.Run}}, {{.Date}}, <code>{{.Commit}}</code></td><td>{{.Change}}</td><td>{{.Interval}}</td></tr>
+{{end}}</table>
+</details>
 {{else}}<p>No step detected in any gated metric.</p>
-{{end}}<p>Each chart shows one session per run: the line joins the session levels (geometric mean of its trials; the mean for ratio metrics), the blue band is the within-session spread (CV; SD for ratio metrics), a dashed red line marks a detected step at its first run, and the green shade is the current segment the gate takes its baseline and noise from.</p>
-{{range .Cells}}<section>
-<h2>{{.Name}}</h2>
+{{end}}<p>Each chart shows one session per run: the line joins the session levels (geometric mean of its trials; the mean for ratio metrics, in percent), the blue band is the within-session spread on the log scale (the level times and divided by e^s, s the log-scale SD of the trials; ± SD for ratio metrics), a dashed red line marks a detected step at its first run, and the green shade is the current segment the gate takes its baseline and noise from.</p>
+{{range .Groups}}<section>
+<h2>{{.Workload}}</h2>
+{{range .Cells}}<section id="{{.Anchor}}">
+<h3>{{.Name}}</h3>
 <p>{{.Runs}}</p>
 {{if .Noise}}<ul>
 {{range .Noise}}<li>noise: {{.}}</li>
 {{end}}</ul>
-{{end}}{{range .Charts}}<figure>
+{{end}}<div class="charts">
+{{range .Charts}}<figure>
 <figcaption>{{.Title}}</figcaption>
 <svg viewBox="0 0 {{.W}} {{.H}}" width="{{.W}}" height="{{.H}}" role="img">
 <title>{{.Title}}: {{.SegLabel}}</title>
@@ -119,6 +169,8 @@ svg text.seglabel { fill: #1a7f37; }
 <text class="steplabel" x="{{.X}}" y="{{$c.StepLabelY}}" text-anchor="{{.Anchor}}">{{.Label}}</text>
 {{end}}</svg>
 </figure>
+{{end}}</div>
+</section>
 {{end}}</section>
 {{end}}</body>
 </html>

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"math"
 	"sort"
 
 	"github.com/perfgate/perfgate/gate/verdict"
@@ -22,9 +21,9 @@ const MinSessions = 3
 //	MSB = Σ n_i (ȳ_i - ȳ)² / (k-1)
 //	between = max(0, (MSB - MSW) / n0),  n0 = (N - Σ n_i²/N) / (k-1)
 //
-// The between-session degrees of freedom are Satterthwaite's for the
-// difference MSB - MSW, bounded to [1, k-1] (k-1 when the estimate is
-// clamped at zero). ok is false with fewer than MinSessions sessions.
+// The between-session degrees of freedom are k-1, whether the estimate is
+// positive or clamped at zero (verdict.MinBetweenDF says why not
+// Satterthwaite's). ok is false with fewer than MinSessions sessions.
 func (c *Cell) Prior(metric string, from, to int) (verdict.Prior, bool) {
 	s := c.Series(metric, from, to)
 	k := len(s.Mean)
@@ -45,7 +44,7 @@ func (c *Cell) Prior(metric string, from, to int) (verdict.Prior, bool) {
 		ssb += float64(s.N[i]) * sq(m-grand)
 	}
 	dfW, dfB := n-float64(k), float64(k-1)
-	p := verdict.Prior{Source: "history", WithinDF: dfW, BetweenDF: dfB}
+	p := verdict.Prior{Source: "history", WithinDF: dfW, BetweenDF: dfB, Sessions: k}
 	msb := ssb / dfB
 	var msw float64
 	if dfW > 0 {
@@ -55,10 +54,6 @@ func (c *Cell) Prior(metric string, from, to int) (verdict.Prior, bool) {
 	n0 := (n - nsq/n) / dfB
 	if between := (msb - msw) / n0; between > 0 {
 		p.BetweenVar = between
-		if dfW > 0 {
-			satt := sq(msb-msw) / (sq(msb)/dfB + sq(msw)/dfW)
-			p.BetweenDF = math.Min(math.Max(satt, 1), dfB)
-		}
 	}
 	return p, true
 }

@@ -159,13 +159,23 @@ func trendTable(b *strings.Builder, r *Report) {
 	}
 }
 
-// level is a session's value with the metric's unit, four digits.
+// level is a session's value with the metric's unit, four digits; a ratio
+// metric in percent (a success rate of 1 is "100 %", not "1").
 func level(m MetricReport, p Level) string {
-	v := strconv.FormatFloat(p.Value, 'g', 4, 64)
+	v := valueText(m, p.Value)
 	if m.Unit == "" || m.Unit == "ratio" {
 		return v
 	}
 	return v + " " + report.Escape(m.Unit)
+}
+
+// valueText is a value at four significant digits, in percent for ratio
+// metrics.
+func valueText(m MetricReport, v float64) string {
+	if m.Unit == "ratio" {
+		return strconv.FormatFloat(100*v, 'g', 4, 64) + " %"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // labelled is a step with its metric's label.
@@ -202,7 +212,7 @@ func grid(c CellReport) [][]string {
 			v := "-"
 			for _, p := range m.Points {
 				if p.Run == s.Run {
-					v = strconv.FormatFloat(p.Value, 'g', 4, 64)
+					v = valueText(m, p.Value)
 				}
 			}
 			if _, ok := stepsByRun(m)[s.Run]; ok {
@@ -217,8 +227,8 @@ func grid(c CellReport) [][]string {
 
 func stepLine(c CellReport, st labelled) string {
 	s := c.Sessions[st.Session]
-	return fmt.Sprintf("%s %s from run %d (%s, %s): %s, 95 %% interval %s, p %.3f",
-		st.label, direction(st.Change), s.Run, day(s.Date), commitName(s.Commit), signed(st.Change, st.Absolute), interval(st.Step), st.P)
+	return fmt.Sprintf("%s %s from run %d (%s, %s): %s, 95 %% interval %s, %s",
+		st.label, direction(st.Change), s.Run, day(s.Date), commitName(s.Commit), signed(st.Change, st.Absolute), interval(st.Step), pText(st.P))
 }
 
 // noiseLine is what the gate learns about a metric from the current
@@ -245,7 +255,7 @@ func runs(c CellReport) string {
 }
 
 func method(d Detector) string {
-	return fmt.Sprintf("binary segmentation, permutation-tested t (alpha %g, %d permutations, at least %d runs either side)", d.Alpha, d.Permutations, d.MinSize)
+	return fmt.Sprintf("binary segmentation of steps and step-and-return, t test on each run's trials and the between-run noise (family-wise alpha %g over %d series, at least %d runs either side)", d.Alpha, max(d.Family, 1), d.MinSize)
 }
 
 func direction(change float64) string {
@@ -276,4 +286,14 @@ func commitName(s string) string {
 		return "(no commit)"
 	}
 	return shortSHA(s)
+}
+
+// pText shows a family-wise adjusted p-value: three decimals, or "p <
+// 0.001" below them (a parametric p-value can be 1e-9, which "p 0.000"
+// would misstate as zero).
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p %.3f", p)
 }

@@ -74,8 +74,20 @@ type Level struct {
 }
 
 // Build assembles the report of cells for metrics (those a cell lacks are
-// left out of its report), detecting steps with d.
+// left out of its report), detecting steps with d; a d without a Family
+// gets one of every series shown.
 func Build(profile string, cells []*Cell, ids []string, d Detector) *Report {
+	if d.Family == 0 {
+		// Every (cell, metric) series shown is tested: the family-wise
+		// level covers them all.
+		for _, c := range cells {
+			for _, id := range ids {
+				if s := c.Series(id, 0, len(c.Sessions)-1); len(s.Mean) > 0 {
+					d.Family++
+				}
+			}
+		}
+	}
 	r := &Report{Schema: ReportSchema, Profile: profile, Detector: d}
 	for _, c := range cells {
 		cr := CellReport{Cell: c.Name, Dropped: c.Dropped}

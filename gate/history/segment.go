@@ -196,3 +196,26 @@ func (c *Cell) SegmentBaselines(base *result.Result, metrics []string, at int, d
 	}
 	return rs, seg
 }
+
+// ShortNote is the gate's caveat for a current segment that starts at a
+// step and holds fewer sessions than a between-session estimate needs
+// (MinSessions) or than the calibration has (calibrated, 0 when the cell
+// is not calibrated): its sessions alone say little about how far
+// sessions differ, so the verdict leans on the calibration's noise (or
+// the documented default) instead, and the note says so. Empty when the
+// segment is long enough or starts at the history's beginning.
+func (s Segment) ShortNote(cell string, calibrated int) string {
+	if s.After == nil || s.Len() >= max(MinSessions, calibrated) {
+		return ""
+	}
+	runs := "runs"
+	if s.Len() == 1 {
+		runs = "run"
+	}
+	source := "the documented default between-session noise is assumed (run `perfgate calibrate` to measure it)"
+	if calibrated > 0 {
+		source = fmt.Sprintf("its between-session noise comes mostly from the calibration (%d sessions)", calibrated)
+	}
+	return fmt.Sprintf("the newest segment of %s, since the step of %s at run %d, has only %d %s: %s; it firms up as more runs are promoted",
+		cell, s.After.Metric, s.From+1, s.Len(), runs, source)
+}

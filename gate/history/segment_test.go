@@ -3,6 +3,7 @@ package history
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,5 +143,26 @@ func TestCurrentSegmentStartsAtAnAcceptedChange(t *testing.T) {
 	}
 	if seg, _ := FromLines("chat", lines).CurrentSegment([]string{"tpot_ms.p50"}, 8, DefaultDetector()); seg.From != 0 {
 		t.Errorf("segment before the acceptance %+v", seg)
+	}
+}
+
+func TestShortNote(t *testing.T) {
+	step := &Step{Metric: "tpot_ms.p50"}
+	for _, tc := range []struct {
+		name       string
+		seg        Segment
+		calibrated int
+		want       string
+	}{
+		{"no step", Segment{From: 0, To: 1}, 0, ""},
+		{"long enough", Segment{From: 4, To: 7, After: step}, 0, ""},
+		{"short, uncalibrated", Segment{From: 6, To: 7, After: step}, 0, "has only 2 runs: the documented default"},
+		{"short against the calibration", Segment{From: 4, To: 7, After: step}, 5, "comes mostly from the calibration (5 sessions)"},
+		{"one run", Segment{From: 7, To: 7, After: step}, 3, "has only 1 run:"},
+	} {
+		got := tc.seg.ShortNote("chat", tc.calibrated)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

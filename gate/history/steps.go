@@ -35,7 +35,7 @@ type Step struct {
 // Steps detects the steps of s with d and sizes each against its
 // neighbouring segments.
 func (c *Cell) Steps(s Series, d Detector) []Step {
-	splits := d.Detect(s.Mean)
+	splits := d.DetectSeries(s)
 	var out []Step
 	for i, sp := range splits {
 		lo := 0

@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // Estimate is the method-of-moments (ANOVA) fit of the one-way
@@ -37,11 +39,15 @@ type Estimate struct {
 	WithinVar float64 `json:"within_var"`
 	WithinDF  float64 `json:"within_df"`
 	// BetweenVar is (MSB - MSW)/n0, unbiased for σ²_between before it is
-	// truncated at 0. BetweenDF is its Satterthwaite degrees of freedom,
-	// (MSB-MSW)² / (MSB²/(K-1) + MSW²/(N-K)), which is at most K-1: a
-	// between-session estimate is never worth more than its sessions.
+	// truncated at 0. BetweenDF is K-1, the session contrasts it rests on
+	// (see verdict.MinBetweenDF for why not Satterthwaite's (MSB-MSW)² /
+	// (MSB²/(K-1) + MSW²/(N-K)), which is kept in SatterthwaiteDF).
 	BetweenVar float64 `json:"between_var"`
 	BetweenDF  float64 `json:"between_df"`
+	// SatterthwaiteDF is the Satterthwaite degrees of freedom of the
+	// untruncated difference (MSB-MSW)/n0, shown for the reader: near 0
+	// when MSB barely exceeds MSW.
+	SatterthwaiteDF float64 `json:"satterthwaite_df,omitempty"`
 	// Truncated says the moment estimate of σ²_between came out negative
 	// (the session means agree better than the trials predict, which
 	// happens by chance when σ²_between is small) and was set to 0. Its
@@ -118,26 +124,13 @@ func OneWay(groups [][]float64) (Estimate, error) {
 		e.BetweenVar, e.BetweenDF, e.Truncated = 0, dfb, e.RawBetween < 0
 		return e, nil
 	}
-	e.BetweenVar = e.RawBetween
-	e.BetweenDF = (msb - msw) * (msb - msw) / (msb*msb/dfb + msw*msw/dfw)
+	e.BetweenVar, e.BetweenDF = e.RawBetween, verdict.MinBetweenDF(e.Sessions)
+	e.SatterthwaiteDF = (msb - msw) * (msb - msw) / (msb*msb/dfb + msw*msw/dfw)
 	return e, nil
 }
 
-// Scale puts trial values on the test scale: natural logs for relative
-// metrics, the values themselves for absolute ones. ok is false when a
-// relative metric has a value that is not positive, whose log does not
-// exist (the verdict cannot compare such a metric either).
+// Scale puts trial values on the test scale: verdict.ToTestScale, the one
+// home of the transform.
 func Scale(values []float64, absolute bool) (out []float64, ok bool) {
-	out = make([]float64, len(values))
-	for i, v := range values {
-		if absolute {
-			out[i] = v
-			continue
-		}
-		if !(v > 0) {
-			return nil, false
-		}
-		out[i] = math.Log(v)
-	}
-	return out, true
+	return verdict.ToTestScale(values, absolute)
 }

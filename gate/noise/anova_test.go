@@ -16,30 +16,32 @@ func TestOneWayByHand(t *testing.T) {
 		groups                 [][]float64
 		within, withinDF       float64
 		between, betweenDF     float64
+		satt                   float64 // Satterthwaite's df, shown only
 		truncated              bool
 		wantSessions, wantVals int
 	}{
 		// Balanced: means 2, 5, 8, grand 5; SSW 6 on 6 df, MSW 1; SSB
 		// 3·(9+0+9) = 54 on 2 df, MSB 27; n0 = 3; between (27-1)/3;
-		// df 26² / (27²/2 + 1²/6).
-		{"balanced", [][]float64{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, 1, 6, 26.0 / 3, 676 / (364.5 + 1.0/6), false, 3, 9},
+		// df K-1 = 2 (Satterthwaite 26² / (27²/2 + 1²/6)).
+		{"balanced", [][]float64{{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, 1, 6, 26.0 / 3, 2, 676 / (364.5 + 1.0/6), false, 3, 9},
 		// Unbalanced, sizes 2, 3, 1: means 2, 4, 10, grand 26/6; SSW
 		// 2+8+0 = 10 on 3 df; SSB 2(2-13/3)² + 3(4-13/3)² + (10-13/3)² =
 		// 130/3 on 2 df, MSB 65/3; n0 = (6 - 14/6)/2 = 11/6; between
-		// (65/3 - 10/3)/(11/6) = 10; df (55/3)² / ((65/3)²/2 + (10/3)²/3).
-		{"unbalanced", [][]float64{{1, 3}, {2, 4, 6}, {10}}, 10.0 / 3, 3, 10, (55.0 / 3) * (55.0 / 3) / ((65.0/3)*(65.0/3)/2 + (10.0/3)*(10.0/3)/3), false, 3, 6},
+		// (65/3 - 10/3)/(11/6) = 10; df 2 (Satterthwaite (55/3)² /
+		// ((65/3)²/2 + (10/3)²/3)).
+		{"unbalanced", [][]float64{{1, 3}, {2, 4, 6}, {10}}, 10.0 / 3, 3, 10, 2, (55.0 / 3) * (55.0 / 3) / ((65.0/3)*(65.0/3)/2 + (10.0/3)*(10.0/3)/3), false, 3, 6},
 		// Equal session means: SSB 0, the moment estimate is -MSW/n0 < 0,
 		// truncated to 0 on K-1 df. MSW (2 + 0.5)/4.
-		{"truncated", [][]float64{{1, 2, 3}, {1.5, 2, 2.5}}, 2.5 / 4, 4, 0, 1, true, 2, 6},
+		{"truncated", [][]float64{{1, 2, 3}, {1.5, 2, 2.5}}, 2.5 / 4, 4, 0, 1, 0, true, 2, 6},
 		// Empty sessions are skipped, not counted.
-		{"empty session", [][]float64{{1, 2, 3}, {}, {4, 5, 6}, {7, 8, 9}}, 1, 6, 26.0 / 3, 676 / (364.5 + 1.0/6), false, 3, 9},
+		{"empty session", [][]float64{{1, 2, 3}, {}, {4, 5, 6}, {7, 8, 9}}, 1, 6, 26.0 / 3, 2, 676 / (364.5 + 1.0/6), false, 3, 9},
 	} {
 		e, err := OneWay(tc.groups)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if !near(e.WithinVar, tc.within, 1e-12) || e.WithinDF != tc.withinDF ||
-			!near(e.BetweenVar, tc.between, 1e-12) || !near(e.BetweenDF, tc.betweenDF, 1e-12) ||
+			!near(e.BetweenVar, tc.between, 1e-12) || !near(e.BetweenDF, tc.betweenDF, 1e-12) || !near(e.SatterthwaiteDF, tc.satt, 1e-12) ||
 			e.Truncated != tc.truncated || e.Sessions != tc.wantSessions || e.Trials != tc.wantVals {
 			t.Errorf("%s: got %+v\nwant within %v/%v between %v/%v truncated %v", tc.name, e, tc.within, tc.withinDF, tc.between, tc.betweenDF, tc.truncated)
 		}

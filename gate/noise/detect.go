@@ -6,28 +6,14 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// Design is how a gate will compare one cell: trials per arm, how many
-// sessions the baseline pools, and the verdict's error levels.
-type Design struct {
-	// CandidateTrials and BaselineTrials are the valid trials per arm.
-	CandidateTrials, BaselineTrials int
-	// BaselineSessions is how many server sessions the baseline averages
-	// (1: a baseline recorded in one run; more: a history of promotions).
-	// The candidate is always one session.
-	BaselineSessions int
-	// CellAlpha is the one-sided level a single regressed cell has to
-	// pass: the look's alpha over the gated family, alpha / looks /
-	// cells, the last step of Holm's procedure.
-	CellAlpha float64
-	// Power is the power the detectable change is quoted at (the verdict
-	// uses 0.8).
-	Power float64
-	// PassAlpha is the verdict's pass-rule level (policy pass_alpha).
-	PassAlpha float64
-	// PassRate is the share of runs of an unchanged build that should pass
-	// (0.9).
-	PassRate float64
-}
+// Design is how a gate will compare one cell: verdict.Design, the one
+// design every prediction uses (the verdict's cells, calibrate's table and
+// the seeded tests). Package noise reads its trial counts, baseline
+// sessions and error levels; the variances come from Components (an
+// Estimate or a Prior), so its Noise field is not read here. The level a
+// single regressed cell has to pass is CellAlpha(): the look's alpha over
+// the gated family, the first step of Holm's procedure.
+type Design = verdict.Design
 
 // Components are the two variances of one cell with their degrees of
 // freedom, on the test scale (a Prior or an Estimate). A DF of 0 means
@@ -75,7 +61,7 @@ func (c Components) SE(d Design) (se, df float64) {
 // the between term known.
 type Prediction struct {
 	SE, DF float64
-	// MDE is (t_{1-CellAlpha} + t_{Power})·SE: the change whose test is
+	// MDE is verdict.MDEAt(SE, DF, t_{1-CellAlpha}, TargetPower): the change whose test is
 	// significant with probability Power, as the verdict's own minimum
 	// detectable effect is defined.
 	MDE float64
@@ -86,7 +72,7 @@ type Prediction struct {
 	// PassTolerance is the smallest tolerance at which an unchanged build
 	// passes with probability PassRate: the pass rule needs the upper
 	// bound w + t_{1-PassAlpha}·SE under the tolerance, so it is
-	// (t_{1-PassAlpha} + t_{PassRate})·SE.
+	// verdict.PassToleranceAt(SE, DF, t_{1-PassAlpha}, TargetPass).
 	PassTolerance float64
 	// Floor is the MDE with unlimited trials and baseline sessions: only
 	// the candidate's session term is left, SE = sqrt(between). No design
@@ -116,7 +102,7 @@ const (
 func (c Components) Predict(d Design, tol float64) Prediction {
 	var p Prediction
 	p.MDE, p.PassTolerance, p.SE, p.DF = c.levels(d)
-	tPow := verdict.TQuantile(d.Power, p.DF)
+	tPow := verdict.TQuantile(verdict.TargetPower, p.DF)
 	p.Detectable = math.Max(p.MDE, tol+tPow*p.SE)
 	inf := Components{Between: c.Between}
 	fd := d
@@ -149,18 +135,17 @@ func (c Components) Predict(d Design, tol float64) Prediction {
 // levels returns the MDE and the pass tolerance of design d. The gate
 // measures the within-session spread from its own trials, so the within
 // term gets their degrees of freedom, n_c + n_b - 2; the between-session
-// variance is taken as known (as a prior), because the point is what the
-// gate resolves if the noise is what calibration says. With few restarts
-// that variance is itself uncertain: its own degrees of freedom are shown
-// beside it, and predictions from K = 3 are rough.
+// variance is the calibration's, on its own degrees of freedom, exactly as
+// the verdict will count it: a table that says "reached" must not promise
+// what the gate, testing on those degrees of freedom, cannot keep.
 func (c Components) levels(d Design) (mde, pass, se, df float64) {
-	g := Components{Within: c.Within, WithinDF: float64(max(d.CandidateTrials, 1) + max(d.BaselineTrials, 1) - 2), Between: c.Between}
+	g := Components{Within: c.Within, WithinDF: float64(max(d.CandidateTrials, 1) + max(d.BaselineTrials, 1) - 2), Between: c.Between, BetweenDF: c.BetweenDF}
 	if c.Within == 0 {
 		g.WithinDF = 0
 	}
 	se, df = g.SE(d)
-	mde = (verdict.TQuantile(1-d.CellAlpha, df) + verdict.TQuantile(d.Power, df)) * se
-	pass = (verdict.TQuantile(1-d.PassAlpha, df) + verdict.TQuantile(d.PassRate, df)) * se
+	mde = verdict.MDEAt(se, df, verdict.TQuantile(1-d.CellAlpha(), df), verdict.TargetPower)
+	pass = verdict.PassToleranceAt(se, df, verdict.TQuantile(1-d.PassAlpha, df), verdict.TargetPass)
 	return mde, pass, se, df
 }
 

@@ -1,12 +1,13 @@
 package noise
 
 import (
+	"github.com/perfgate/perfgate/gate/verdict"
 	"math"
 	"testing"
 )
 
 func design(n int) Design {
-	return Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: 1, CellAlpha: 0.01, Power: 0.8, PassAlpha: 0.1, PassRate: 0.9}
+	return Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: 1, LookAlpha: 0.01, Family: 1, PassAlpha: 0.1}
 }
 
 // TestSE pins the verdict's formula: within·(1/n_c + 1/n_b) + 2·between
@@ -35,33 +36,37 @@ func TestSE(t *testing.T) {
 
 // TestPredictByHand: the gate tests the within-session spread on its own
 // 2n-2 degrees of freedom, the between-session variance known; the levels
-// and the trials and sessions needed follow from t tables.
+// are verdict.MDEAt and PassToleranceAt (a threshold q·ŝ with ŝ estimated
+// on df is wider than q·SE by sqrt(1 + q²/(2·df))), worked out from t and
+// normal tables, and the trials and sessions needed follow.
 func TestPredictByHand(t *testing.T) {
 	const w = 0.02 * 0.02
 	c := Components{Within: w, WithinDF: 100} // the calibration's df does not enter
 	tol := math.Log1p(0.03)
 	p := c.Predict(design(5), tol)
-	// df 8: t_0.99 = 2.896, t_0.8 = 0.8889, t_0.9 = 1.397.
-	tA, tP, t9 := 2.896459, 0.888890, 1.396815
+	// df 8: t_0.99 = 2.896459, t_0.9 = 1.396815; z_0.8 = 0.841621, z_0.9 =
+	// 1.281552. MDE = (2.896459 + 0.841621·sqrt(1 + 2.896459²/16))·SE =
+	// 3.935563·SE; pass = (1.396815 + 1.281552·sqrt(1 + 1.396815²/16))·SE =
+	// 2.754262·SE.
 	se := math.Sqrt(w * 2 / 5)
-	if !near(p.SE, se, 1e-12) || p.DF != 8 || !near(p.MDE, (tA+tP)*se, 1e-5) || !near(p.PassTolerance, 2*t9*se, 1e-5) {
-		t.Errorf("SE %v df %v MDE %v pass %v; want %v 8 %v %v", p.SE, p.DF, p.MDE, p.PassTolerance, se, (tA+tP)*se, 2*t9*se)
+	mde, pass := 3.935563*se, 2.754262*se
+	if !near(p.SE, se, 1e-12) || p.DF != 8 || !near(p.MDE, mde, 1e-5) || !near(p.PassTolerance, pass, 1e-5) {
+		t.Errorf("SE %v df %v MDE %v pass %v; want %v 8 %v %v", p.SE, p.DF, p.MDE, p.PassTolerance, se, mde, pass)
 	}
-	if want := math.Max(p.MDE, tol+tP*se); !near(p.Detectable, want, 1e-6) {
+	if want := math.Max(p.MDE, tol+verdict.TQuantile(0.8, 8)*se); !near(p.Detectable, want, 1e-6) {
 		t.Errorf("detectable %v, want %v", p.Detectable, want)
 	}
-	// n = 10 (df 18): (2.552+0.862)·0.02·sqrt(2/10) = 3.05 % > log(1.03)
-	// = 2.96 %; n = 11 (df 20): (2.528+0.860)·0.02·sqrt(2/11) = 2.89 %.
-	// Baseline sessions shrink only the baseline's term, and the
-	// candidate's (3.785·0.02/sqrt(5) = 3.39 %) is already too big.
+	// n = 10 (df 18): MDE 3.10 % > log(1.03) = 2.96 %; n = 11 (df 20):
+	// 2.93 %. Baseline sessions shrink only the baseline's term, and the
+	// candidate's is already too big.
 	if p.Trials != 11 || p.Sessions != 0 || p.Floor != 0 {
 		t.Errorf("trials %d sessions %d floor %v, want 11, 0, 0", p.Trials, p.Sessions, p.Floor)
 	}
-	// At within CV 1.5 %: 3.785·0.015·sqrt((1+1/m)/5) <= 2.96 % needs
-	// 1 + 1/m <= 1.355, so m = 3 baseline sessions.
+	// At within CV 1.5 %, 5 trials: MDE 3.05 % with 3 baseline sessions,
+	// 2.95 % with 4.
 	c = Components{Within: 0.015 * 0.015}
-	if p := c.Predict(design(5), tol); p.Sessions != 3 {
-		t.Errorf("within 1.5 %%: sessions %d, want 3", p.Sessions)
+	if p := c.Predict(design(5), tol); p.Sessions != 4 {
+		t.Errorf("within 1.5 %%: sessions %d, want 4", p.Sessions)
 	}
 }
 

@@ -29,7 +29,7 @@ func (c Components) PassProbability(d Design, tol float64) float64 {
 // called a regression: significant at CellAlpha (w > t_{1-CellAlpha}·ŝ)
 // and beyond the tolerance (w > tol).
 func (c Components) Power(d Design, tol, delta float64) float64 {
-	return c.expect(d, 1-d.CellAlpha, func(se, s, q float64) float64 {
+	return c.expect(d, 1-d.CellAlpha(), func(se, s, q float64) float64 {
 		return 1 - normCDF((math.Max(tol, q*s)-delta)/se)
 	})
 }
@@ -50,7 +50,15 @@ func (c Components) expect(d Design, p float64, f func(se, s, q float64) float64
 	if tw == 0 || df < 1 {
 		return f(se, se, verdict.TQuantile(p, math.Inf(1)))
 	}
-	q := newQuantileCurve(p, df)
+	// The gate's Satterthwaite df count the between-session term on its
+	// own degrees of freedom (verdict.MinBetweenDF bounds them below), so
+	// they never exceed min(df, BetweenDF) from below: the curve starts
+	// there.
+	minDF := df
+	if c.BetweenDF > 0 && tb > 0 {
+		minDF = math.Min(df, c.BetweenDF)
+	}
+	q := newQuantileCurve(p, minDF)
 	// V = u², so the χ² density's singularity at 0 (df < 2) disappears:
 	// f_V(u²)·2u du. The upper end is far in the tail.
 	const steps = 160 // even
@@ -78,9 +86,15 @@ func (c Components) expect(d Design, p float64, f func(se, s, q float64) float64
 		}
 		s2 := tw*v/df + tb
 		s := math.Sqrt(s2)
-		// Satterthwaite: ŝ⁴ / ((T_w·V/df)² / df); T_b is known.
+		// Satterthwaite: ŝ⁴ / ((T_w·V/df)²/df + T_b²/BetweenDF); T_b is
+		// the calibration's value, fixed, on its own df as the gate
+		// counts it.
 		ew := tw * v / df
-		sdf := s2 * s2 / (ew * ew / df)
+		den := ew * ew / df
+		if c.BetweenDF > 0 {
+			den += tb * tb / c.BetweenDF
+		}
+		sdf := s2 * s2 / den
 		sum += w * dens * f(se, s, q.at(sdf))
 	}
 	return math.Min(1, math.Max(0, sum*h/3))

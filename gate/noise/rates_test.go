@@ -42,7 +42,7 @@ func simulateGate(c Components, d Design, tol, delta float64, runs int, seed uin
 		if w+verdict.TQuantile(1-d.PassAlpha, sdf)*se <= tol {
 			passes++
 		}
-		if w/se > verdict.TQuantile(1-d.CellAlpha, sdf) && w > tol {
+		if w/se > verdict.TQuantile(1-d.CellAlpha(), sdf) && w > tol {
 			regs++
 		}
 	}
@@ -72,7 +72,7 @@ func TestRatesMatchSimulation(t *testing.T) {
 	} {
 		c := Components{Within: tc.within * tc.within, Between: tc.between * tc.between}
 		d := design(tc.n)
-		d.CellAlpha = 0.01 / 3 / 10
+		d.LookAlpha, d.Family = 0.01/3, 10
 		simPass, _ := simulateGate(c, d, tol, 0, runs, uint64(2*i+1))
 		_, simPow := simulateGate(c, d, tol, tc.delta, runs, uint64(2*i+2))
 		pass, pow := c.PassProbability(d, tol), c.Power(d, tol, tc.delta)

@@ -18,14 +18,14 @@ func TestWriteTextGolden(t *testing.T) {
 	tb := &Table{Restarts: 5, TrialsPerRestart: 3, Alpha: 0.01, Looks: 3, Family: 5, CellAlpha: 0.01 / 3 / 5,
 		Notes: []string{`chat-c4: ttft_ms.max: 1 session(s) with values: the between-session variance needs at least 2`}}
 	d := design(5)
-	d.CellAlpha = tb.CellAlpha
+	d.LookAlpha, d.Family = 0.01/3, 5
 	add := func(cell, metric, label string, abs bool, within, between, bdf float64, trunc bool, tol float64) {
 		e := Estimate{Sessions: 5, Trials: 15, WithinVar: within, WithinDF: 10, BetweenVar: between, BetweenDF: bdf, Truncated: trunc}
 		tb.Add(cell, metric, label, abs, e, d, tol)
 	}
-	add("chat-c4", "tpot_ms.p50", "TPOT p50", false, 0.003*0.003, 0.001*0.001, 2.1, false, 0.03)
-	add("chat-c4", "ttft_ms.p50", "TTFT p50", false, 0.02*0.02, 0.004*0.004, 0.45, false, 0.03)
-	add("burst-c64", "tpot_ms.p50", "TPOT p50", false, 0.01*0.01, 0.03*0.03, 3.8, false, 0.03)
+	add("chat-c4", "tpot_ms.p50", "TPOT p50", false, 0.003*0.003, 0.001*0.001, 4, false, 0.03)
+	add("chat-c4", "ttft_ms.p50", "TTFT p50", false, 0.02*0.02, 0.004*0.004, 4, false, 0.03)
+	add("burst-c64", "tpot_ms.p50", "TPOT p50", false, 0.01*0.01, 0.03*0.03, 4, false, 0.03)
 	add("burst-c64", "tpot_ms.p99", "TPOT p99", false, 0.36*0.36, 0, 4, true, 0.06)
 	add("burst-c64", "success_rate", "success_rate", true, 0.0005*0.0005, 0, 4, true, 0.005)
 	var buf bytes.Buffer

@@ -17,7 +17,11 @@ func TestRunRecordsLooks(t *testing.T) {
 	base := baselines(t, ms, 9, 2)
 	f := newFake(3)
 	f.cv["w1"], f.slow["w1"] = 0.02, 1.02 // undecided with 3 trials
-	out, err := Run(context.Background(), f, ms, Options{Baselines: base, Policy: verdict.DefaultPolicy(), Budget: time.Hour})
+	// The fake has no per-session offsets: the verdict is told so, or its
+	// uncalibrated default (8 %) would leave w1 undecided at any look.
+	pol := verdict.DefaultPolicy()
+	pol.AssumedBetween = map[string]float64{"*": 0}
+	out, err := Run(context.Background(), f, ms, Options{Baselines: base, Policy: pol, Budget: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +37,7 @@ func TestRunRecordsLooks(t *testing.T) {
 
 	// Judging the same results again (gate --from) reproduces the last
 	// look: the same look, alpha and verdict.
-	again, err := Judge(out.Results, base, ms, verdict.DefaultPolicy())
+	again, err := Judge(out.Results, base, ms, pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +58,7 @@ func TestRunRecordsLooks(t *testing.T) {
 // is found by scanning, so the case stays one where the two alphas
 // disagree whatever the noise model.
 func TestJudgeKeepsLookAlpha(t *testing.T) {
-	p, err := verdict.FromConfig(verdict.PolicyConfig{Gated: []string{"tpot_ms.p50"}})
+	p, err := verdict.FromConfig(verdict.PolicyConfig{Gated: []string{"tpot_ms.p50"}, AssumedBetween: map[string]float64{"*": 0}})
 	if err != nil {
 		t.Fatal(err)
 	}

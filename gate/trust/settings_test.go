@@ -40,7 +40,7 @@ func TestApplySettings(t *testing.T) {
 			func(p verdict.Policy, _ history.Reference) bool {
 				return p.AssumedBetween["tpot_ms.p50"] == verdict.DefaultBetweenCV("tpot_ms.p50") && p.AssumedBetween["*"] == 0.5
 			},
-			[]string{"raises policy.assumed_between for", "tpot_ms.p50 50.0% (the baseline's 3.0%)"}},
+			[]string{"raises policy.assumed_between for", "tpot_ms.p50 50.0% (the baseline's 8.0%)"}},
 		{"assumed between lowered: stricter, kept", stored(defaults),
 			func(p *verdict.Policy, _ *history.Reference) { p.AssumedBetween = map[string]float64{"*": 0} },
 			func(p verdict.Policy, _ history.Reference) bool { return len(p.AssumedBetween) == 1 }, nil},

@@ -81,6 +81,15 @@ func Before(in Input, p *verdict.Policy) (*Side, []*result.Result) {
 	p.Trusted = map[string][]verdict.Rule{}
 	chosen := map[string]string{}
 	var judged, picked []*result.Result
+	// One detector for the whole comparison: its family is every (cell,
+	// gated metric) series searched, so an unchanged profile announces a
+	// step in at most alpha of gate runs; the calibration's between-session
+	// noise lets a young history's test borrow strength.
+	det := history.DefaultDetector()
+	det.Noise = calib
+	for _, b := range in.Baselines {
+		det.Family += len(gatedOf(p, b))
+	}
 	for _, b := range in.Baselines {
 		name := b.Workload.Cell
 		if b.Provenance != nil {
@@ -104,7 +113,14 @@ func Before(in Input, p *verdict.Policy) (*Side, []*result.Result) {
 		}
 		picked = append(picked, one)
 		gated := gatedOf(p, one)
-		rs, seg := c.SegmentBaselines(b, gated, at, history.DefaultDetector())
+		rs, seg := c.SegmentBaselines(b, gated, at, det)
+		calibrated := 0
+		for _, pr := range calib[name] {
+			calibrated = max(calibrated, pr.Sessions)
+		}
+		if note := seg.ShortNote(name, calibrated); note != "" {
+			s.Warnings = append(s.Warnings, note)
+		}
 		rs = recent(rs, one, s.ref.Days)
 		judged = append(judged, rs...)
 		if len(rs) > 1 {

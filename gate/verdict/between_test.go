@@ -8,14 +8,16 @@ import (
 	"github.com/perfgate/perfgate/gate/result"
 )
 
-// TestDefaultBetweenFromStudies recomputes the documented default
-// between-session CVs from the runs of shared/docs/studies.md §6 that
-// should have performed alike: the pooled variance of log values (a group
-// of three runs gives its sample variance on 2 df, a pair d²/2 on 1 df),
-// rounded up to the next 0.5 %.
+// TestDefaultBetweenFromStudies recomputes the between-session spreads of
+// the runs of shared/docs/studies.md §6 that should have performed alike
+// (the pooled variance of log values: a group of three runs gives its
+// sample variance on 2 df, a pair d²/2 on 1 df) and checks the assumed
+// default covers every group's own spread, not only the pooled one: an
+// assumption below the truth is what made throughput (1 % assumed, 0.84 %
+// pooled) fail unchanged builds at a true 2 %.
 func TestDefaultBetweenFromStudies(t *testing.T) {
 	type group []float64
-	pool := func(gs []group) (float64, float64) {
+	sd := func(gs []group) (float64, float64) {
 		var ss, df float64
 		for _, g := range gs {
 			x := make([]float64, len(g))
@@ -27,7 +29,6 @@ func TestDefaultBetweenFromStudies(t *testing.T) {
 		}
 		return math.Sqrt(ss / df), df
 	}
-	roundUp := func(v float64) float64 { return math.Ceil(v*200-1e-9) / 200 }
 	for _, sc := range []struct {
 		metric string
 		runs   []group
@@ -36,13 +37,18 @@ func TestDefaultBetweenFromStudies(t *testing.T) {
 		{"tpot_ms.p50", []group{{1234, 1138, 1166}, {1893, 1864, 1854}, {16.18, 16.87, 16.91}, {1038, 1068}, {1556, 1615}}},
 		{"ttft_ms.p99", []group{{3238, 3377}, {6155, 6558}}},
 	} {
-		sd, df := pool(sc.runs)
-		t.Logf("%s: pooled between-session CV %.2f%% on %.0f df", sc.metric, 100*sd, df)
-		if got, want := DefaultBetweenCV(sc.metric), roundUp(sd); math.Abs(got-want) > 1e-12 {
-			t.Errorf("DefaultBetweenCV(%s) = %v, the studies give %v", sc.metric, got, want)
+		pooled, df := sd(sc.runs)
+		worst := 0.0
+		for _, g := range sc.runs {
+			s, _ := sd([]group{g})
+			worst = math.Max(worst, s)
+		}
+		t.Logf("%s: pooled between-session CV %.2f%% on %.0f df, largest group %.2f%%", sc.metric, 100*pooled, df, 100*worst)
+		if DefaultBetweenCV(sc.metric) < worst {
+			t.Errorf("DefaultBetweenCV(%s) = %v is below a study group's %v", sc.metric, DefaultBetweenCV(sc.metric), worst)
 		}
 	}
-	if DefaultBetweenCV("success_rate") != 0 || DefaultBetweenCV("request_throughput") != 0.01 || DefaultBetweenCV("e2el_ms.p99") != 0.04 {
+	if DefaultBetweenCV("success_rate") != 0 || DefaultBetweenCV("request_throughput") != DefaultBetween || DefaultBetweenCV("e2el_ms.p99") != DefaultBetween {
 		t.Error("metric kinds map to the wrong defaults")
 	}
 }

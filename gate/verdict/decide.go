@@ -175,9 +175,9 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 		}
 		se, df := cell.Noise.SE, cell.Noise.DF
 		tH, q := tq.at(1-stepAlpha, df), tq.at(1-p.PassAlpha, df)
-		mde := (tH + tq.at(power, df)) * se
+		mde := mdeOf(se, df, tH)
 		cell.MDE = pc.scale(mde)
-		cell.PassTolerance = pc.scale((q + tq.at(passTarget, df)) * se)
+		cell.PassTolerance = pc.scale(passTolOf(se, df, q))
 		cell.PassChance = passChance(se, df, q, pc.tol)
 		if mde > pc.tol && cell.Gated {
 			cell.Warnings = append(cell.Warnings, fmt.Sprintf("minimum detectable change %s exceeds the tolerance %s: add trials to detect a regression this small", pc.format(cell.MDE), pc.format(cell.Tolerance)))

@@ -186,11 +186,12 @@ func (pc *pendingCell) nb() int {
 func logs(v []float64, nonPositive *bool) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
-		if x <= 0 {
+		l, ok := testValue(x, false)
+		if !ok {
 			*nonPositive = true
 			continue
 		}
-		out[i] = math.Log(x)
+		out[i] = l
 	}
 	return out
 }
@@ -247,23 +248,12 @@ func variance(x []float64) float64 {
 }
 
 // MeanVar is the mean and the unbiased sample variance of x (variance 0
-// for fewer than 2 values), by the plain two-pass sums. It is the one
-// helper the paired A/B verdict (block means) and the history analysis
-// (session means) share; x must not be empty.
+// for fewer than 2 values), by mean and variance above: the one sample
+// spread of perfgate, exported for the paired A/B verdict (block means),
+// the history analysis (session means), the baseline's session summaries
+// and SampleSD. x must not be empty.
 func MeanVar(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	if len(x) < 2 {
-		return m, 0
-	}
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return m, ss / float64(len(x)-1)
+	return mean(x), variance(x)
 }
 
 // testable reports whether the cell's values can enter the noise model.

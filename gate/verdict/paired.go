@@ -115,7 +115,7 @@ func (p *Policy) WithinFloor(absolute bool) float64 { return withinFloor(p, abso
 // ("default"), both taken as exact (df 0).
 func (p *Policy) Between(cell, metric string) (v, df float64, source string) {
 	if pr, ok := p.Noise.Lookup(cell, metric); ok && pr.BetweenDF > 0 && pr.BetweenVar >= 0 {
-		return pr.BetweenVar, pr.BetweenDF, orDefault(pr.Source, "prior")
+		return pr.BetweenVar, pr.betweenDF(), orDefault(pr.Source, "prior")
 	}
 	v, set := p.assumedBetween(metric)
 	if set {
