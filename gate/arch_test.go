@@ -73,6 +73,8 @@ func TestImportDirection(t *testing.T) {
 		{"gate/ab", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/report"}, "the paired A/B verdict is pure statistics: launching and running the arms is gate/cli's"},
 		{"gate/bisect", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config"}, "the bisect search is pure: building commits and running their blocks is whatever the Bench it is given does (gate/cli's)"},
 		{"gate/bootstrap", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/config", mod + "gate/baseline"}, "init's decisions are pure: calibrating, running and writing files is gate/cli's"},
+		{"gate/cli", []string{mod + "gate/health", mod + "gate/ready", mod + "gate/server/fingerprint", mod + "gate/server/scrape", mod + "gate/command", mod + "gate/capacity", mod + "gate/sse"}, "a command wires: readiness, trial hooks, fingerprints and command trials are the session's (gate/session) and the pipeline's"},
+		{"gate/session", []string{mod + "gate/verdict", mod + "gate/report", mod + "gate/history", mod + "gate/baseline", mod + "gate/github", mod + "gate/ab"}, "a session measures one server; judging, reporting and publishing come after it"},
 	}
 	for pkg, deps := range graph {
 		rel := strings.TrimPrefix(pkg, mod)

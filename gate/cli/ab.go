@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +11,8 @@ import (
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -160,19 +161,20 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	defer release()
-	lc := loadgen.Config{
-		APIKey: runAPIKey(), Scrubber: serveScrubber(s), Warmups: o.warmups, CacheSalt: true,
-		Progress: s.Err, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progress, Limits: o.limits,
-		ReadyTimeout: p.cfg.Server.ReadyTimeout, Grace: o.grace, ToolVersion: Version,
-		LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
-	}
-	launch := serveLaunch{Workdir: p.cfg.Server.Workdir, ReadyTimeout: p.cfg.Server.ReadyTimeout, Log: p.cfg.Server.Log}
-	x, err := newABExperiment(s, p.ms, p.arms, p.blockTrials, lc, launch, p.cfg.Output, p.seed)
-	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	defer x.close()
-	out, err := abLooks(ctx, s, x, p)
+	so := s.measure(session.Options{
+		Workdir: p.cfg.Server.Workdir, ReadyTimeout: p.cfg.Server.ReadyTimeout, Log: p.cfg.Server.Log,
+		Load: loadgen.Config{
+			Warmups: o.warmups, CacheSalt: true, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progress,
+			Limits: o.limits, Grace: o.grace,
+		},
+	})
+	x := newABExperiment(s, p.ms, p.arms, p.blockTrials, so, p.cfg.Output, p.seed)
+	var out *pipeline.Outcome
+	err = x.withResident(ctx, 0, func(ctx context.Context) error {
+		var err error
+		out, err = abLooks(ctx, s, x, p)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -181,12 +183,9 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 
 // abResolve loads and checks everything before anything starts.
 func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: abFlagKeys})
+	l, err := s.loadConfig(o.configFile, cmd, abFlagKeys)
 	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+		return nil, err
 	}
 	p := &abPlan{cfg: l.Config}
 	// -w (run's spelling, repeatable) and --workloads (gate's, a list)
@@ -211,12 +210,8 @@ func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
 	if p.policy, err = gatePolicy(l); err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
-	paths, err := gateGlob(p.cfg.Workloads)
-	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
 	wl := workload.Loader{Warn: func(e *workload.Error) { fmt.Fprintln(s.Err, e) }}
-	if p.ms, err = wl.LoadPaths(paths); err != nil {
+	if p.ms, err = wl.LoadPaths(p.cfg.Workloads); err != nil {
 		n := validatePrint(s, err)
 		return nil, exitf(ExitInvalid, "invalid workloads: %d problem(s)", n)
 	}
@@ -233,13 +228,13 @@ func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
 		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
 	for i := range p.arms {
-		if p.arms[i].engine, err = serveEngine(p.cfg.Server.Engine, "server.engine", p.arms[i].command); err != nil {
+		if p.arms[i].engine, err = measureEngine(p.cfg.Server.Engine, "server.engine", p.arms[i].command); err != nil {
 			return nil, err
 		}
 	}
 	// GPUs from arm A's command when none are configured: both arms serve
 	// the same workloads on the same runner.
-	serveDefaultGPUs(p.ms, serveGPUs(p.cfg.Server.GPUs, p.arms[0].command))
+	session.DefaultGPUs(p.ms, session.GPUs(p.cfg.Server.GPUs, p.arms[0].command))
 	p.resident = serving && p.arms[0].resident()
 	p.blocks, p.blockTrials, p.maxBlocks = p.cfg.AB.Blocks, p.cfg.AB.BlockTrials, p.cfg.AB.MaxBlocks
 	if p.blockTrials == 0 {

@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/perfgate/perfgate/gate/command"
 	"github.com/perfgate/perfgate/gate/loadgen"
-	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -26,24 +24,19 @@ type abExperiment struct {
 	arms [2]abArm
 	// blockTrials is the number of measured trials of every cell per block.
 	blockTrials int
-	// lc is the load generator's configuration; each block sets its URL.
-	lc loadgen.Config
-	// launch holds the server settings shared by both arms (ready
-	// timeout, workdir, log); each block sets the arm's command and env.
-	launch serveLaunch
+	// so holds the session settings shared by both arms (load generator,
+	// ready timeout, workdir, log); each block or resident session sets
+	// the arm's command, env, URL and engine.
+	so session.Options
 	// dir is the output directory: results go to dir/a and dir/b.
 	dir string
-	// resident holds one Trials per arm when the arms are servers already
-	// up or kind: command benchmarks: nothing to restart between blocks.
-	resident [2]pipeline.Trials
-	runners  [2]*loadgen.Runner // the resident servers' load generators, to close
+	// resident holds one session per arm when the arms are servers already
+	// up or kind: command benchmarks: nothing to restart between blocks
+	// (withResident opens them).
+	resident [2]*session.Session
 
 	results [2][]*result.Result // by arm, then manifest index
-	// last is each arm's result that ran last: the cell a server failure
-	// cut short.
-	last   [2]*result.Result
-	design result.AB
-	fps    [2]*serveFingerprint
+	design  result.AB
 	// failure is the launched server's failure that stopped the
 	// experiment, nil while none did; failedArm the arm it happened in.
 	failure   *server.Failure
@@ -61,41 +54,40 @@ func armIndex(c byte) int {
 	return 0
 }
 
-// newABExperiment prepares the runners of arms that are not restarted
-// per block.
-func newABExperiment(s *Streams, ms []*workload.Manifest, arms [2]abArm, blockTrials int, lc loadgen.Config, launch serveLaunch, dir string, seed uint64) (*abExperiment, error) {
-	x := &abExperiment{s: s, ms: ms, arms: arms, blockTrials: blockTrials, lc: lc, launch: launch, dir: dir,
+// newABExperiment holds the experiment's settings; withResident opens
+// the sessions of arms that are not restarted per block.
+func newABExperiment(s *Streams, ms []*workload.Manifest, arms [2]abArm, blockTrials int, so session.Options, dir string, seed uint64) *abExperiment {
+	x := &abExperiment{s: s, ms: ms, arms: arms, blockTrials: blockTrials, so: so, dir: dir,
 		design: result.AB{Seed: seed, Blocks: []result.Block{}}}
-	for i, a := range arms {
+	for i := range arms {
 		x.results[i] = make([]*result.Result, len(ms))
-		env, _ := server.ParseEnv(a.env) // abArms checked it
-		x.fps[i] = &serveFingerprint{argv: a.command, env: env, scrub: headerScrubber(s)}
-		switch {
-		case gateServing(ms) && a.resident():
-			cfg := lc
-			cfg.URL, cfg.Engine = a.url, a.engine
-			cfg.Hooks = serveHooks(a.url)
-			r, err := loadgen.New(cfg)
-			if err != nil {
-				return nil, fmt.Errorf("--%s-url: %w", a.name, err)
-			}
-			// Capacity and share-of-saturation cells find their load at
-			// run time, as perfgate gate runs them.
-			x.resident[i], x.runners[i] = pipeline.Capacity{Serving: r, Log: s.Err}, r
-		case !gateServing(ms):
-			x.resident[i] = &command.Trials{Dir: filepath.Join(dir, a.name, "commands"), BaseEnv: os.Environ(), ToolVersion: Version}
-		}
 	}
-	return x, nil
+	return x
 }
 
-// close releases the resident runners' connections.
-func (x *abExperiment) close() {
-	for _, r := range x.runners {
-		if r != nil {
-			r.Close()
-		}
+// withResident opens a session for every arm from arm on that is not
+// restarted per block (a server already up, or kind: command benchmarks,
+// whose output goes under dir/<arm>/commands), one inside the other, and
+// calls fn while they are open.
+func (x *abExperiment) withResident(ctx context.Context, arm int, fn func(ctx context.Context) error) error {
+	if arm == len(x.arms) {
+		return fn(ctx)
 	}
+	a, serving := x.arms[arm], gateServing(x.ms)
+	if serving && !a.resident() {
+		return x.withResident(ctx, arm+1, fn)
+	}
+	o := x.so
+	if serving {
+		o.URL, o.Engine = a.url, a.engine
+	} else {
+		o.CommandDir = filepath.Join(x.dir, a.name, "commands")
+	}
+	err := session.Run(ctx, o, func(ctx context.Context, sess *session.Session) error {
+		x.resident[arm] = sess
+		return x.withResident(ctx, arm+1, fn)
+	})
+	return measureSetup(err, "--"+a.name+"-url")
 }
 
 // run runs the blocks order[from:] of the design, appending to Order as
@@ -126,25 +118,18 @@ func (x *abExperiment) run(ctx context.Context, order string, from int) error {
 // until the first measured trial began (ready, model resolved, warmed up);
 // 0 for an arm that is not restarted.
 func (x *abExperiment) block(ctx context.Context, arm int, b *result.Block) (startup time.Duration, err error) {
-	if t := x.resident[arm]; t != nil {
-		return 0, x.cells(ctx, arm, b, t)
+	if sess := x.resident[arm]; sess != nil {
+		return 0, x.cells(ctx, arm, b, sess)
 	}
 	a := x.arms[arm]
-	launch := x.launch
-	launch.Command, launch.Env, launch.URL, launch.Engine = a.command, a.env, a.url, a.engine
-	launch.Log = abBlockLog(x.launch.Log, x.dir, a.name, b.Index)
-	launched := time.Now()
+	o := x.so
+	o.Command, o.Env, o.URL, o.Engine = a.command, a.env, a.url, a.engine
+	o.Log = abBlockLog(x.so.Log, x.dir, a.name, b.Index)
 	hook := &abFirstTrial{}
-	err = serveRun(ctx, x.s, launch, func(ctx context.Context, info server.Info) error {
-		cfg := x.lc
-		cfg.URL, cfg.Engine = info.URL, a.engine
-		cfg.Hooks = append(serveHooks(info.URL), hook)
-		r, err := loadgen.New(cfg)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		return x.cells(ctx, arm, b, pipeline.Capacity{Serving: r, Log: x.s.Err})
+	o.Hooks = append(append([]loadgen.TrialHook(nil), x.so.Hooks...), hook)
+	launched := time.Now()
+	err = session.Run(ctx, o, func(ctx context.Context, sess *session.Session) error {
+		return x.cells(ctx, arm, b, sess)
 	})
 	if at := hook.time(); !at.IsZero() {
 		startup = at.Sub(launched)
@@ -152,32 +137,30 @@ func (x *abExperiment) block(ctx context.Context, arm int, b *result.Block) (sta
 	if err == nil {
 		return startup, nil
 	}
-	if f, died := serveFailure(x.s, err); died {
+	// The session marked the cell the failure cut short.
+	if f, died := session.Failure(err); died {
 		x.failure, x.failedArm = &f, arm
-		if !f.BeforeReady {
-			serveMarkFailed(x.last[arm], f)
-		}
 		return startup, errors.New(f.Summary)
 	}
 	return startup, err
 }
 
-// cells runs the block's trials of every cell through t, tagging each new
+// cells runs the block's trials of every cell in sess, tagging each new
 // trial with the block.
-func (x *abExperiment) cells(ctx context.Context, arm int, b *result.Block, t pipeline.Trials) error {
-	a := x.arms[arm]
+func (x *abExperiment) cells(ctx context.Context, arm int, b *result.Block, sess *session.Session) error {
+	a, t := x.arms[arm], sess.Trials()
 	for j, orig := range x.ms {
 		m := a.manifest(orig)
 		srv, err := t.Prepare(ctx, m)
 		res := x.results[arm][j]
 		if res == nil {
-			res = t.NewResult(m, srv)
+			res = t.NewResult(m, srv) // the session's: fingerprinted
 			res.StartedAt, res.Source = time.Now().UTC(), "perfgate ab"
-			res.Fingerprint = x.fps[arm].get(srv)
-			abBenchFingerprint(res, m)
+			x.abBenchFingerprint(res, m)
 			x.results[arm][j] = res
+		} else {
+			sess.Track(res) // a failure of this block's server marks it
 		}
-		x.last[arm] = res
 		if err != nil {
 			res.Complete, res.IncompleteReason = false, err.Error()
 			res.FinishedAt = time.Now().UTC()
@@ -202,12 +185,12 @@ func (x *abExperiment) cells(ctx context.Context, arm int, b *result.Block, t pi
 // abBenchFingerprint records a kind: command arm's benchmark command in
 // its result, as server.argv records a launched server's: the one place
 // the two arms of a command workload differ.
-func abBenchFingerprint(res *result.Result, m *workload.Manifest) {
+func (x *abExperiment) abBenchFingerprint(res *result.Result, m *workload.Manifest) {
 	if !m.IsCommand() || m.Command == nil {
 		return
 	}
-	fp := (&serveFingerprint{argv: m.Command.Argv, env: m.Command.Env}).get(res.Server)
-	res.Fingerprint = fp
+	fp := &session.Fingerprints{Argv: m.Command.Argv, Env: m.Command.Env, Environ: x.s.environ()}
+	res.Fingerprint = fp.Get(res.Server)
 }
 
 func abValid(ts []result.Trial) int {

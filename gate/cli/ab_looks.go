@@ -22,43 +22,41 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 	if err != nil {
 		return nil, exitf(ExitInvalid, "ab: --blocks %d: %w", p.blocks, err)
 	}
-	look := verdict.Look{Index: 1, Max: 1}
+	maxLooks := 1
 	if p.maxBlocks > p.blocks && p.cfg.Trials.Budget > 0 {
-		look.Max = p.policy.MaxLooks
+		maxLooks = p.policy.MaxLooks
 	}
 	start := time.Now()
 	deadline := start.Add(p.cfg.Trials.Budget)
-	runErr := x.run(ctx, order, 0)
-	out := &pipeline.Outcome{}
-	for {
+	judge := func(look verdict.Look, runErr error) (*verdict.Comparison, error) {
 		if runErr != nil {
 			abStopped(x, runErr)
 		}
-		cmp, err := abCompare(x, p, look, runErr)
-		if err != nil {
-			return nil, err
-		}
-		out.Comparison, out.Looks, out.RunErr = cmp, look.Index, runErr
-		// More blocks only while some gated cell is undecided and more
-		// blocks can decide it (Comparison.NeedsTrials: not a resident
-		// cell that the between-session term alone keeps undecided).
-		if runErr != nil || look.Index >= look.Max || cmp.Verdict != verdict.Inconclusive || len(cmp.NeedsTrials()) == 0 {
-			break
-		}
+		return abCompare(x, p, look, runErr)
+	}
+	// More blocks only while some gated cell is undecided and more
+	// blocks can decide it (Comparison.NeedsTrials: not a resident cell
+	// that the between-session term alone keeps undecided).
+	extend := func(ctx context.Context, look verdict.Look, _ *verdict.Comparison) (int, error) {
 		perBlock := time.Since(start) / time.Duration(len(order))
-		more := abMore(p.maxBlocks-len(order), look.Max-look.Index, perBlock, time.Until(deadline))
+		more := abMore(p.maxBlocks-len(order), look.Max-look.Index+1, perBlock, time.Until(deadline))
 		if more < 2 {
-			break
+			return 0, nil
 		}
-		look.Index++
 		fmt.Fprintf(s.Err, "ab: inconclusive: look %d/%d: %d more blocks (at most %d in all)\n", look.Index, look.Max, more, p.maxBlocks)
 		have := len(order)
+		var err error
 		if order, err = ab.Extend(order, more, p.seed); err != nil {
-			return nil, fmt.Errorf("ab: extending the order: %w", err)
+			return 0, fmt.Errorf("ab: extending the order: %w", err)
 		}
 		x.look = look.Index - 1
-		runErr = x.run(ctx, order, have)
+		return more, x.run(ctx, order, have)
 	}
+	cmp, look, runErr, err := pipeline.Looks(ctx, maxLooks, x.run(ctx, order, 0), judge, extend)
+	if err != nil {
+		return nil, err
+	}
+	out := &pipeline.Outcome{Comparison: cmp, Looks: look.Index, RunErr: runErr}
 	// The experiment is over: only now may a file say complete.
 	if err := x.write(true); err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 		ResultPaths: map[string]string{}, BaselinePaths: map[string]string{},
 		FullReport:    paths.report,
 		OutDir:        dir, // the comment names files relative to it
-		ServerFailure: serveReported(x.failure),
+		ServerFailure: reportedFailure(x.failure),
 		AB:            abReported(x, p),
 		Footer: fmt.Sprintf("perfgate %s · ab: %d blocks (%s), %d trial(s) per block, %d look(s)",
 			Version, len(x.design.Blocks), x.design.Order, p.blockTrials, out.Looks),
@@ -51,7 +51,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 		d.RunError = out.RunErr.Error()
 	}
 	var err error
-	if d.Artifact, err = gateArtifact(artifact); err != nil {
+	if d.Artifact, err = gateArtifact(artifact, s.getenv); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths.data = d

@@ -60,6 +60,7 @@ func abPlanDir(t *testing.T) (string, *verdict.Comparison) {
 // asked for, the power now and the blocks and time ab.DesignOf's noise
 // says a change needs, and the experiment's total.
 func TestABPlan(t *testing.T) {
+	t.Parallel()
 	dir, c := abPlanDir(t)
 	code, out, errOut := runCLI("ab", "plan", dir, "--change", "8%")
 	if code != ExitPass {
@@ -109,6 +110,7 @@ func TestABPlan(t *testing.T) {
 
 // TestABPlanErrors: bad input names the flag or the file.
 func TestABPlanErrors(t *testing.T) {
+	t.Parallel()
 	dir, c := abPlanDir(t)
 	plain := t.TempDir()
 	c.AB = nil

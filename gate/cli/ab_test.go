@@ -20,6 +20,7 @@ import (
 // TestABArms: how the configuration's arms become what runs, and the
 // arm combinations that are refused before anything starts.
 func TestABArms(t *testing.T) {
+	t.Parallel()
 	srv := config.Server{Command: config.Argv{"vllm", "serve", "m"}, Env: []string{"CUDA_VISIBLE_DEVICES=0"}, URL: "http://127.0.0.1:8000"}
 	tests := []struct {
 		name     string
@@ -79,6 +80,7 @@ func TestABArms(t *testing.T) {
 // overlay; the workload itself, its cell and hash are untouched, so both
 // arms' results are of one cell.
 func TestABArmManifest(t *testing.T) {
+	t.Parallel()
 	m := &workload.Manifest{Cell: "lat", Hash: "h", Kind: workload.KindCommand,
 		Command: &workload.Command{Argv: []string{"bench", "{out}"}, Env: map[string]string{"KEEP": "1", "SCALE": "1"}}}
 	arm := abArm{name: "b", bench: abBench{args: []string{"--tp", "2"}, env: map[string]string{"SCALE": "1.3"}}}
@@ -104,6 +106,7 @@ func TestABArmManifest(t *testing.T) {
 // TestABBadInput: usage errors exit 2 naming the flag or setting, before
 // any server starts.
 func TestABBadInput(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -130,6 +133,7 @@ func TestABBadInput(t *testing.T) {
 // (balanced, four blocks a look) up to --max-blocks while the cell stays
 // undecided, the extra trials tagged with their look.
 func TestABResidentLooks(t *testing.T) {
+	t.Parallel()
 	// B 20 % slower in decode, both with a noisy step (jitter CV 50 %),
 	// one gated metric at a tolerance of 0.1 % and no between-session
 	// term: on the first look's two pairs (one degree of freedom) a pass
@@ -187,6 +191,7 @@ func TestABResidentLooks(t *testing.T) {
 
 // TestABMore: the blocks each extra look adds.
 func TestABMore(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		left, looksLeft  int
 		perBlock, budget time.Duration
@@ -210,6 +215,7 @@ func TestABMore(t *testing.T) {
 // TestABConfigFile: the arms and the design come from perfgate.yaml's ab
 // section; a flag overrides the file.
 func TestABConfigFile(t *testing.T) {
+	t.Parallel()
 	a, b := runSim(t), runSim(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "perfgate.yaml")
@@ -245,6 +251,7 @@ func mustAbs(t *testing.T, p string) string {
 // TestABWorkloadFlags: -w and --workloads add up, and either replaces the
 // file's workloads.
 func TestABWorkloadFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "perfgate.yaml")
 	if err := os.WriteFile(file, []byte("workloads: [nope.yaml]\n"), 0o644); err != nil {

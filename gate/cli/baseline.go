@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -113,8 +112,8 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		return err
 	}
 	prov := result.Provenance{
-		GitSHA:     baselineOrEnv(o.gitSHA, "GITHUB_SHA"),
-		GitRef:     baselineOrEnv(o.gitRef, "GITHUB_REF"),
+		GitSHA:     baselineOrEnv(o.gitSHA, s.getenv("GITHUB_SHA")),
+		GitRef:     baselineOrEnv(o.gitRef, s.getenv("GITHUB_REF")),
 		PromotedAt: time.Now().UTC().Truncate(time.Second),
 		How:        "perfgate baseline update --from " + o.from,
 		Accepted:   strings.TrimSpace(o.acceptChange),
@@ -133,10 +132,10 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 	return nil
 }
 
-// baselineOrEnv returns v, or the environment variable name when v is empty.
-func baselineOrEnv(v, name string) string {
+// baselineOrEnv returns v, or env (the environment's value) when v is empty.
+func baselineOrEnv(v, env string) string {
 	if v != "" {
 		return v
 	}
-	return os.Getenv(name)
+	return env
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
@@ -21,7 +20,7 @@ import (
 // warns about cells with fewer trials than a baseline should have.
 // It returns the settings to store with the baselines (trust.SettingsOf).
 func baselineScreen(s *Streams, store baseline.Store, o baselineUpdateOptions, runs []baseline.Run) (*result.Settings, error) {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
+	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ()})
 	if err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBaselineUpdateThenCompare(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	from, store := filepath.Join(dir, "out", "results"), filepath.Join(dir, "baselines")
 	writeResult(t, filepath.Join(from, "a.json"), compareTestResult("a", 5, 1))
@@ -37,6 +38,7 @@ func TestBaselineUpdateThenCompare(t *testing.T) {
 }
 
 func TestBaselineUpdateRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	incomplete := compareTestResult("a", 5, 1)
 	incomplete.Complete, incomplete.IncompleteReason = false, "server died"

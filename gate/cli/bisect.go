@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -128,14 +128,14 @@ func bisectMain(ctx context.Context, s *Streams, cmd *cobra.Command, o bisectOpt
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	defer release()
-	lc := loadgen.Config{
-		APIKey: runAPIKey(), Scrubber: serveScrubber(s), Warmups: o.warmups, CacheSalt: true,
-		Progress: s.Err, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progressEach, Limits: o.limits,
-		ReadyTimeout: p.cfg.Server.ReadyTimeout, Grace: o.grace, ToolVersion: Version, LookupEnv: os.LookupEnv,
-	}
-	b := &bisectBench{s: s, p: p, lc: lc, dir: p.cfg.Output, blockTrials: o.blockTrials, exps: map[bisect.Pair]*abExperiment{},
-		launch: serveLaunch{Workdir: p.cfg.Server.Workdir, ReadyTimeout: p.cfg.Server.ReadyTimeout}}
-	defer b.close()
+	so := s.measure(session.Options{
+		Workdir: p.cfg.Server.Workdir, ReadyTimeout: p.cfg.Server.ReadyTimeout,
+		Load: loadgen.Config{
+			Warmups: o.warmups, CacheSalt: true, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progressEach,
+			Limits: o.limits, Grace: o.grace,
+		},
+	})
+	b := &bisectBench{s: s, p: p, so: so, dir: p.cfg.Output, blockTrials: o.blockTrials, exps: map[bisect.Pair]*abExperiment{}}
 	start := time.Now()
 	p.opts.Progress = func(pr bisect.Progress) { bisectProgress(s, p.commits, pr, time.Since(start)) }
 	res, runErr := bisect.Search(ctx, p.commits, b, p.opts)
@@ -208,7 +208,7 @@ const shaPlaceholder = "{sha}"
 // bisectResolve loads and checks everything before anything runs: the
 // configuration, the workload, the commits, the commands.
 func bisectResolve(ctx context.Context, s *Streams, cmd *cobra.Command, o bisectOptions) (*bisectPlan, error) {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: bisectFlagKeys})
+	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ(), Flags: cmd.Flags(), FlagKeys: bisectFlagKeys})
 	if err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
@@ -253,7 +253,7 @@ func bisectResolve(ctx context.Context, s *Streams, cmd *cobra.Command, o bisect
 		return nil, exitf(ExitInvalid, "bisect: -w %s: want one serving workload cell, got %d cell(s)", o.workloads[0], len(ms))
 	}
 	p.m = ms[0]
-	serveDefaultGPUs(ms, serveGPUs(p.cfg.Server.GPUs, p.server))
+	session.DefaultGPUs(ms, session.GPUs(p.cfg.Server.GPUs, p.server))
 	if p.commits, err = gitRange(ctx, o.repo, o.good, o.bad); err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("bisect: %w", err)}
 	}

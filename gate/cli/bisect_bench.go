@@ -10,8 +10,8 @@ import (
 
 	"github.com/perfgate/perfgate/gate/ab"
 	"github.com/perfgate/perfgate/gate/bisect"
-	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -19,13 +19,13 @@ import (
 // experiment of `perfgate ab` (its arms and blocks, abExperiment), in
 // DIR/pairs/<a>-<b>/ with ab's layout (a/<cell>.json, b/<cell>.json,
 // per-block server logs). It uses abExperiment only through
-// newABExperiment, run, results, design and close, so ab's session code
-// can change underneath it.
+// newABExperiment, run, results and design, so ab's session code can
+// change underneath it; every block opens its server's session (so holds
+// the settings both arms share).
 type bisectBench struct {
 	s           *Streams
 	p           *bisectPlan
-	lc          loadgen.Config
-	launch      serveLaunch
+	so          session.Options
 	dir         string
 	blockTrials int
 	exps        map[bisect.Pair]*abExperiment
@@ -79,7 +79,7 @@ func (b *bisectBench) experiment(ctx context.Context, p bisect.Pair) (*abExperim
 		}
 		arms[i] = abArm{name: []string{"a", "b"}[i], command: withSHA(b.p.server, sha), env: b.p.cfg.Server.Env, url: b.p.cfg.Server.URL}
 		var err error
-		if arms[i].engine, err = serveEngine(b.p.cfg.Server.Engine, "server.engine", arms[i].command); err != nil {
+		if arms[i].engine, err = measureEngine(b.p.cfg.Server.Engine, "server.engine", arms[i].command); err != nil {
 			return nil, err
 		}
 	}
@@ -90,12 +90,8 @@ func (b *bisectBench) experiment(ctx context.Context, p bisect.Pair) (*abExperim
 		}
 	}
 	ms := []*workload.Manifest{b.p.m}
-	x, err := newABExperiment(b.s, ms, arms, b.blockTrials, b.lc, b.launch, dir, 0)
-	if err != nil {
-		return nil, err
-	}
+	x := newABExperiment(b.s, ms, arms, b.blockTrials, b.so, dir, 0)
 	if err := bisectResume(x, dir, ms); err != nil {
-		x.close()
 		return nil, err
 	}
 	fmt.Fprintf(b.s.Err, "bisect: experiment %s (arm b) against %s (arm a) in %s\n", shortSHA(b.p.commits[p.B].SHA), shortSHA(b.p.commits[p.A].SHA), dir)
@@ -164,12 +160,4 @@ func bisectBlockDone(rs []*result.Result, bl result.Block) bool {
 		}
 	}
 	return true
-}
-
-// close releases the experiments' resident runners (none: every block
-// launches its server, but abExperiment owns the rule).
-func (b *bisectBench) close() {
-	for _, x := range b.exps {
-		x.close()
-	}
 }

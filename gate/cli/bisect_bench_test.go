@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -41,11 +41,7 @@ func TestBisectResumeDropsPartialBlock(t *testing.T) {
 	}
 	s := &Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
 	arms := [2]abArm{{name: "a", command: []string{"sim"}}, {name: "b", command: []string{"sim"}}}
-	x, err := newABExperiment(s, ms, arms, 2, loadgen.Config{}, serveLaunch{}, dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.close()
+	x := newABExperiment(s, ms, arms, 2, session.Options{}, dir, 0)
 	if err := bisectResume(x, dir, ms); err != nil {
 		t.Fatal(err)
 	}

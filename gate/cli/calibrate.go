@@ -16,7 +16,7 @@ import (
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/noise"
 	"github.com/perfgate/perfgate/gate/result"
-	"github.com/perfgate/perfgate/gate/server"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -108,12 +108,9 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibr
 	if err := checkLimits("calibrate", o.limits); err != nil {
 		return err
 	}
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: calibrateFlagKeys})
+	l, err := s.loadConfig(o.configFile, cmd, calibrateFlagKeys)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+		return err
 	}
 	cfg := l.Config
 	if err := baseline.ValidateProfile(cfg.Profile); err != nil {
@@ -169,7 +166,7 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibr
 		Schema: baseline.NoiseSchema, Profile: cfg.Profile, CreatedAt: time.Now().UTC().Truncate(time.Second),
 		Tool:     result.Tool{Name: "perfgate", Version: Version},
 		Restarts: cfg.Calibrate.Restarts, TrialsPerRestart: cfg.Calibrate.Trials,
-		Fingerprint: first.Fingerprint, ServerVersion: first.Server.Version, GitSHA: os.Getenv("GITHUB_SHA"),
+		Fingerprint: first.Fingerprint, ServerVersion: first.Server.Version, GitSHA: s.getenv("GITHUB_SHA"),
 		Cells: fit.cells,
 	}
 	path, err := store.WriteNoise(cfg.Profile, n)
@@ -193,15 +190,11 @@ func calibrateWorkloads(cfg config.Config) (ms []*workload.Manifest, notes []str
 	if len(cfg.Workloads) == 0 {
 		return nil, nil, exitf(ExitInvalid, "calibrate: no workloads: set workloads in %s, PERFGATE_WORKLOADS or --workloads", config.DefaultFile)
 	}
-	paths, err := gateGlob(cfg.Workloads)
+	all, err := workload.LoadPaths(cfg.Workloads)
 	if err != nil {
 		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
-	all, err := workload.LoadPaths(paths)
-	if err != nil {
-		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
-	serveDefaultGPUs(all, serveGPUs(cfg.Server.GPUs, cfg.Server.Command))
+	session.DefaultGPUs(all, session.GPUs(cfg.Server.GPUs, cfg.Server.Command))
 	for _, m := range all {
 		if m.IsCommand() {
 			notes = append(notes, fmt.Sprintf("%s: a kind: command workload runs no server and is not calibrated", m.Cell))
@@ -225,17 +218,15 @@ func calibrateWorkloads(cfg config.Config) (ms []*workload.Manifest, notes []str
 // is not a sample of the between-session spread. What was measured stays
 // in <output>/session-NN/.
 func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, lim metrics.Limits) ([]map[string]*result.Result, error) {
-	launch := serveLaunch{
-		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
-		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
-	}
-	eng, err := serveEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command)
+	eng, err := measureEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command)
 	if err != nil {
 		return nil, err
 	}
-	launch.Engine = eng
-	env, _ := server.ParseEnv(cfg.Server.Env) // serveRun reports a bad entry
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s), ctx: ctx}
+	so := s.measure(session.Options{
+		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
+		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Engine: eng,
+		Load: loadgen.Config{Warmups: -1, Terminal: runIsTerminal(s.Err), Limits: lim},
+	})
 	k := cfg.Calibrate.Restarts
 	var sessions []map[string]*result.Result
 	for i := 1; i <= k; i++ {
@@ -244,20 +235,15 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 			return nil, fmt.Errorf("calibrate: --output: %w", err)
 		}
 		fmt.Fprintf(s.Err, "calibrate: session %d of %d\n", i, k)
-		launch.Log = calibrateLog(cfg.Server.Log, dir, i)
+		so.Log = calibrateLog(cfg.Server.Log, dir, i)
 		got := map[string]*result.Result{}
 		var last *result.Result
 		var lastPath string
-		err := serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
-			lc := loadgen.Config{
-				URL: info.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(s), Warmups: -1, Progress: s.Err, Terminal: runIsTerminal(s.Err),
-				ToolVersion: Version, Hooks: serveHooks(info.URL), Limits: lim, LookupEnv: os.LookupEnv,
-			}
+		err := session.Run(ctx, so, func(ctx context.Context, sess *session.Session) error {
 			for _, m := range ms {
 				path := filepath.Join(dir, result.FileName(m.Cell))
-				res, err := runCell(ctx, lc, m, cfg.Calibrate.Trials, path, false)
+				res, err := sess.RunCell(ctx, m, cfg.Calibrate.Trials, nil)
 				if res != nil {
-					res.Fingerprint = fp.get(res.Server)
 					if werr := result.Write(path, res); werr != nil {
 						return fmt.Errorf("calibrate: %w", werr)
 					}
@@ -271,11 +257,11 @@ func calibrateSessions(ctx context.Context, s *Streams, cfg config.Config, ms []
 			return nil
 		})
 		if err != nil {
-			if f, failed := serveFailure(s, err); failed {
+			if f, failed := session.Failure(err); failed {
 				// As perfgate run does: the cell the server cut short is
-				// kept, marked incomplete, with the end of the log.
+				// kept, marked incomplete by the session, with the end of
+				// the log.
 				if last != nil && !f.BeforeReady {
-					serveMarkFailed(last, f)
 					if werr := result.Write(lastPath, last); werr != nil {
 						return nil, fmt.Errorf("calibrate: %w", werr)
 					}

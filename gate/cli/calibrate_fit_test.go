@@ -23,6 +23,7 @@ import (
 // on the verdict's scale, and the table only the gated ones. Invalid
 // trials are left out, and a metric that cannot be fitted is a note.
 func TestCalibrateFit(t *testing.T) {
+	t.Parallel()
 	m := &workload.Manifest{Cell: "chat", Hash: "h-chat", Trials: workload.TrialBudget{Min: 4, Max: 4}}
 	tpot, sessions := calibrateSynthetic()
 	fit := calibrateFit([]*workload.Manifest{m}, sessions, verdict.DefaultPolicy(), 0)
@@ -61,6 +62,7 @@ func TestCalibrateFit(t *testing.T) {
 // every other session's in most gated metrics is named; a session that is
 // merely offset (between-session noise) or wide in one metric is not.
 func TestCalibrateDisturbed(t *testing.T) {
+	t.Parallel()
 	ids := []string{"tpot_ms.p50", "ttft_ms.p50", "e2el_ms.p50"}
 	mk := func(spread [3]float64, level float64) map[string]*result.Result {
 		r := &result.Result{Schema: result.Schema, Workload: result.Workload{Cell: "c", Hash: "h"}, Complete: true}
@@ -117,6 +119,7 @@ func calibrateSynthetic() (tpot [][]float64, sessions []map[string]*result.Resul
 // calibration again, without a server; a removed session is left out, and
 // too few sessions or a workload that changed between them are refused.
 func TestCalibrateFrom(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	from, base := filepath.Join(dir, "calib"), filepath.Join(dir, "baselines")
 	_, sessions := calibrateSynthetic()

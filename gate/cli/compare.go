@@ -105,7 +105,7 @@ func runCompare(s *Streams, o compareOptions) error {
 	if err != nil {
 		return err
 	}
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ()})
+	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ()})
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
@@ -153,18 +153,20 @@ func runCompare(s *Streams, o compareOptions) error {
 	}
 	compareAttachHistory(d, o.baseline, s.Err)
 	explain.Attach(c, d.Baselines, d.Candidates)
+	if o.out == "" {
+		if err := s.writeDocument(d, func(w io.Writer) error { return compareRender(w, o.format, d) }); err != nil {
+			return err
+		}
+		return compareExit(c)
+	}
 	var buf bytes.Buffer
 	if err := compareRender(&buf, o.format, d); err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := result.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
-			return exitf(ExitInvalid, "--out %s: %w", o.out, err)
-		}
-		fmt.Fprintf(s.Out, "%s\n(report written to %s)\n", report.Headline(d), o.out)
-	} else if _, err := s.Out.Write(buf.Bytes()); err != nil {
-		return err
+	if err := result.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
+		return exitf(ExitInvalid, "--out %s: %w", o.out, err)
 	}
+	fmt.Fprintf(s.Out, "%s\n(report written to %s)\n", report.Headline(d), o.out)
 	return compareExit(c)
 }
 

@@ -108,6 +108,8 @@ func (e *compareE2E) run(n int) {
 // stall can leave 6 trials undecided, which is the verdict's honest answer,
 // not a failure. More trials cannot turn a real difference into a pass.
 func TestCompareEndToEnd(t *testing.T) {
+	// Not parallel: its baseline's noise screen and verdict measure the
+	// machine, and the other end-to-end runs would be part of it.
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}

@@ -59,6 +59,7 @@ func runCLI(args ...string) (ExitCode, string, string) {
 }
 
 func TestCompareExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base")
 	writeResult(t, filepath.Join(base, "a.json"), compareTestResult("a", 5, 1))
@@ -114,6 +115,7 @@ func TestCompareExitCodes(t *testing.T) {
 }
 
 func TestCompareTextOrdersRegressionsFirst(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b := writeResult(t, filepath.Join(dir, "b", "x.json"), compareTestResult("x", 5, 1))
 	c := writeResult(t, filepath.Join(dir, "c", "x.json"), compareTestResult("x", 5, 2))
@@ -151,6 +153,7 @@ func TestCompareTextOrdersRegressionsFirst(t *testing.T) {
 }
 
 func TestCompareJSONAndOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b := writeResult(t, filepath.Join(dir, "b.json"), compareTestResult("x", 5, 1))
 	c := writeResult(t, filepath.Join(dir, "c.json"), compareTestResult("x", 5, 2))
@@ -177,6 +180,7 @@ func TestCompareJSONAndOut(t *testing.T) {
 }
 
 func TestCompareBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := writeResult(t, filepath.Join(dir, "good.json"), compareTestResult("x", 5, 1))
 	data, _ := os.ReadFile(good)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,7 +26,7 @@ func newConfigCmd(s *Streams) *cobra.Command {
 			strings.Join(configEnvNames(), "\n  "),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := config.Load(config.Options{File: file, Environ: os.Environ()})
+			l, err := config.Load(config.Options{File: file, Environ: s.environ()})
 			if err != nil {
 				return &ExitError{Code: ExitInvalid, Err: err}
 			}

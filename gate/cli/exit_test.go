@@ -10,6 +10,7 @@ import (
 )
 
 func TestCodeOf(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err  error
 		want ExitCode
@@ -28,6 +29,7 @@ func TestCodeOf(t *testing.T) {
 }
 
 func TestMainUsageErrorIsExit2(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), []string{"--no-such-flag"}, Streams{Out: &out, Err: &errb})
 	if code != ExitInvalid {

@@ -6,20 +6,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfgate/perfgate/gate/command"
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/merge"
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
-	"github.com/perfgate/perfgate/gate/ready"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -61,6 +59,9 @@ type gateOptions struct {
 	// mergeBase and allowBaselineChange: see gate_history.go.
 	mergeBase           string
 	allowBaselineChange bool
+	// getenv and environ read the command's environment (Streams).
+	getenv  func(string) string
+	environ []string
 }
 
 // newGateCmd builds `perfgate gate`: validate the workloads, run them
@@ -93,6 +94,7 @@ shards with perfgate merge). --from DIR skips running and judges results
 already on disk (a merged shard directory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.getenv, o.environ = s.getenv, s.environ()
 			return gateMain(cmd.Context(), s, cmd, o)
 		},
 	}
@@ -129,12 +131,9 @@ already on disk (a merged shard directory).`,
 // gateMain is perfgate gate: configuration, workloads, baselines, then a
 // run (or --from) and the reports and exit code.
 func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions) error {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: gateFlagKeys})
+	l, err := s.loadConfig(o.configFile, cmd, gateFlagKeys)
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+		return err
 	}
 	cfg := l.Config
 	if err := checkLimits("gate", o.limits); err != nil {
@@ -164,14 +163,11 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 
 	var manifests []*workload.Manifest
 	if len(cfg.Workloads) > 0 {
-		paths, err := gateGlob(cfg.Workloads)
-		if err != nil {
+		var err error
+		if manifests, err = workload.LoadPaths(cfg.Workloads); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
-		if manifests, err = workload.LoadPaths(paths); err != nil {
-			return &ExitError{Code: ExitInvalid, Err: err}
-		}
-		serveDefaultGPUs(manifests, serveGPUs(cfg.Server.GPUs, cfg.Server.Command))
+		session.DefaultGPUs(manifests, session.GPUs(cfg.Server.GPUs, cfg.Server.Command))
 	}
 	if o.shard != "" {
 		i, n, err := pipeline.ParseShard(o.shard)
@@ -207,10 +203,8 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		if err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
-	case serving && len(cfg.Server.Command) > 0:
-		out, err = gateLaunchAndRun(ctx, s, cfg, manifests, baselines, policy, l, gateClient{o.progress, o.limits}, &failed)
 	default:
-		out, err = gateRun(ctx, s, cfg, manifests, baselines, policy, l, gateClient{o.progress, o.limits})
+		out, err = gateMeasure(ctx, s, cfg, manifests, baselines, policy, l, gateClient{o.progress, o.limits}, &failed)
 	}
 	if err != nil {
 		return err
@@ -218,9 +212,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	if err := hist.after(out, policy, baselines); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	paths := gateReportPaths(cfg, baseDir, out)
-	paths.data.ServerFailure = serveReported(failed)
-	if paths.data.Artifact, err = gateArtifact(o.artifact); err != nil {
+	paths := gateReportPaths(cfg, baseDir, out, s.getenv)
+	paths.data.ServerFailure = reportedFailure(failed)
+	if paths.data.Artifact, err = gateArtifact(o.artifact, s.getenv); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	atRate, _ := pipeline.WithBaselineRate(baselines, out.Results)
@@ -247,30 +241,27 @@ type gateClient struct {
 	limits   metrics.Limits
 }
 
-// gateRun runs the manifests: serving ones against the configured server,
-// scraping its /metrics around every trial and sending the API key
-// (PERFGATE_API_KEY, then OPENAI_API_KEY); kind: command ones through
-// their command, with its output files under <output>/commands/.
-func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, gc gateClient) (*pipeline.Outcome, error) {
-	kinds := pipeline.ByKind{Command: &command.Trials{
-		Dir: filepath.Join(cfg.Output, "commands"), BaseEnv: os.Environ(), ToolVersion: Version,
-	}}
-	if cfg.Server.URL != "" {
-		eng, err := serveEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command)
-		if err != nil {
-			return nil, err
-		}
-		runner, err := loadgen.New(loadgen.Config{
-			URL: cfg.Server.URL, Engine: eng, APIKey: runAPIKey(), Scrubber: serveScrubber(s), Progress: s.Err, ProgressInterval: gc.progress, ToolVersion: Version, Warmups: -1,
-			Hooks: serveHooks(cfg.Server.URL), ReadyTimeout: cfg.Server.ReadyTimeout, Grace: gateGrace,
-			LookupEnv: os.LookupEnv, // workload headers written {env: NAME}
-			Limits:    gc.limits,
-		})
-		if err != nil {
-			return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("--url: %w", err)}
-		}
-		defer runner.Close()
-		kinds.Serving = pipeline.Capacity{Serving: runner, Log: s.Err}
+// gateMeasure runs the manifests in one session (gate/session): serving
+// ones against the configured server, launched first when server.command
+// is set, scraping its /metrics around every trial and sending the API key
+// (PERFGATE_API_KEY, then OPENAI_API_KEY); kind: command ones through their
+// command, with its output files under <output>/commands/. A launched
+// server that dies or stops answering makes the run fail (exit 3): *failed
+// then describes it for the results and the report, and a server that
+// never became ready still leaves every cell's result saying why
+// (pipeline.NeverRan).
+func gateMeasure(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, gc gateClient, failed **server.Failure) (*pipeline.Outcome, error) {
+	eng, err := measureEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command)
+	if err != nil {
+		return nil, err
+	}
+	so := s.measure(session.Options{
+		URL: cfg.Server.URL, Engine: eng, ReadyTimeout: cfg.Server.ReadyTimeout,
+		CommandDir: filepath.Join(cfg.Output, "commands"),
+		Load:       loadgen.Config{ProgressInterval: gc.progress, Warmups: -1, Grace: gateGrace, Limits: gc.limits},
+	})
+	if gateServing(ms) && len(cfg.Server.Command) > 0 {
+		so.Command, so.Env, so.Workdir, so.Log = cfg.Server.Command, cfg.Server.Env, cfg.Server.Workdir, cfg.Server.Log
 	}
 	opts := pipeline.Options{Baselines: baselines, Policy: p, Budget: cfg.Trials.Budget, Log: s.Err}
 	if l.Source("trials.min") != "default" {
@@ -279,88 +270,48 @@ func gateRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
 	}
-	env, _ := server.ParseEnv(cfg.Server.Env) // validated when launching
-	fp := &serveFingerprint{argv: cfg.Server.Command, env: env, scrub: headerScrubber(s), ctx: ctx}
-	trials := gateTrials{kinds, fp}
-	if err := gatePreflight(ctx, trials, ms, baselines, p); err != nil {
-		return nil, err
-	}
-	out, err := pipeline.Run(ctx, trials, ms, opts)
-	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
-	}
-	return out, nil
-}
-
-// gateLaunchAndRun starts the candidate server (server.command), waits
-// until it is ready, runs the gate against it, and stops it with every
-// process it spawned. A server that dies or stops answering during the run
-// makes the run fail (exit 3): *failed then describes it (serveFailure, as
-// for `perfgate run`) for stderr, the results and the report.
-func gateLaunchAndRun(ctx context.Context, s *Streams, cfg config.Config, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy, l *config.Loaded, gc gateClient, failed **server.Failure) (*pipeline.Outcome, error) {
-	launch := serveLaunch{
-		Command: cfg.Server.Command, Env: cfg.Server.Env, Workdir: cfg.Server.Workdir,
-		URL: cfg.Server.URL, ReadyTimeout: cfg.Server.ReadyTimeout, Log: cfg.Server.Log,
-	}
-	var err error
-	if launch.Engine, err = serveEngine(cfg.Server.Engine, "server.engine", cfg.Server.Command); err != nil {
-		return nil, err
-	}
 	var out *pipeline.Outcome
-	err = serveRun(ctx, s, launch, func(ctx context.Context, info server.Info) error {
-		run := cfg
-		run.Server.URL = info.URL
+	err = session.Run(ctx, so, func(ctx context.Context, sess *session.Session) error {
+		trials := sess.Trials()
+		if err := pipeline.Preflight(ctx, trials, ms, baselines, p); err != nil {
+			return &ExitError{Code: ExitInvalid, Err: err}
+		}
 		var err error
-		out, err = gateRun(ctx, s, run, ms, baselines, p, l, gc)
-		return err
+		if out, err = pipeline.Run(ctx, trials, ms, opts); err != nil {
+			return fmt.Errorf("gate: %w", err)
+		}
+		return nil
 	})
 	if err == nil {
 		return out, nil
 	}
-	f, died := serveFailure(s, err)
+	if len(so.Command) == 0 || errors.As(err, new(*session.InvalidError)) {
+		return nil, measureSetup(err, "--url")
+	}
+	f, died := session.Failure(err)
 	if out == nil {
 		var ee *ExitError
-		switch {
-		case errors.As(err, &ee):
+		if errors.As(err, &ee) {
 			return nil, err
-		case died:
-			*failed = &f
-			return gateNeverRan(ms, baselines, p, f)
-		case errors.Is(err, ready.ErrInterrupted):
+		}
+		if !died {
+			if f, died = session.Interrupted(err); !died {
+				return nil, exitf(ExitRunFailed, "server.command: %w", err)
+			}
 			// A cancelled job still leaves its results, report and
 			// comment, saying why nothing was measured.
-			f = serveInterruptedBeforeReady(err)
-			*failed = &f
-			return gateNeverRan(ms, baselines, p, f)
 		}
-		return nil, exitf(ExitRunFailed, "server.command: %w", err)
+		*failed = &f
+		return pipeline.NeverRan(ms, baselines, p, f.Summary, f.Tail, result.Tool{Name: "perfgate", Version: Version})
 	}
 	if died {
 		// The server's failure is the news, not the "run interrupted" its
-		// cancelled context produced in the cell it cut short.
+		// cancelled context produced in the cell it cut short (the
+		// session marked that cell).
 		out.RunErr = errors.New(f.Summary)
-		for _, r := range out.Results {
-			if r.Complete {
-				continue // finished before the failure: it stands as it is
-			}
-			serveMarkFailed(r, f)
-		}
 		*failed = &f
 	}
 	return out, nil
-}
-
-// gateTrials adds the environment fingerprint to every result started,
-// so the verdict can refuse comparisons across hardware.
-type gateTrials struct {
-	pipeline.Trials
-	fp *serveFingerprint
-}
-
-func (g gateTrials) NewResult(m *workload.Manifest, srv result.Server) *result.Result {
-	r := g.Trials.NewResult(m, srv)
-	r.Fingerprint = g.fp.get(srv)
-	return r
 }
 
 // gateJudge reads the results already on disk (perfgate merge output)
@@ -399,26 +350,4 @@ func gateBaselines(dir string) ([]*result.Result, error) {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
 	return rs, nil
-}
-
-// gateGlob expands the glob patterns among the workload paths (the
-// configuration allows "workloads/smoke/*.yaml"); a pattern matching
-// nothing is an error naming it, not a silently smaller gate.
-func gateGlob(patterns []string) ([]string, error) {
-	var out []string
-	for _, p := range patterns {
-		if !strings.ContainsAny(p, "*?[") {
-			out = append(out, p)
-			continue
-		}
-		matches, err := filepath.Glob(p)
-		if err != nil {
-			return nil, fmt.Errorf("workloads: pattern %q: %w", p, err)
-		}
-		if len(matches) == 0 {
-			return nil, fmt.Errorf("workloads: pattern %q matches no file", p)
-		}
-		out = append(out, matches...)
-	}
-	return out, nil
 }

@@ -22,7 +22,13 @@ type ciGate struct {
 
 func newCIGate(t *testing.T, env map[string]string) *ciGate {
 	g := &ciGate{historyGate: newHistoryGate(t, ""), env: env}
-	gateGetenv = func(k string) string { return g.env[k] }
+	g.historyGate.environ = func() []string { // g.env alone, as it is when the gate runs
+		var env []string
+		for k, v := range g.env {
+			env = append(env, k+"="+v)
+		}
+		return env
+	}
 	g.fake = &fakegithub.Server{Token: "ghs_ci", Owner: "acme", Repo: "engine"}
 	api := httptest.NewServer(g.fake)
 	t.Cleanup(api.Close)

@@ -40,7 +40,7 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 	store := baseline.Store{Root: cfg.Baselines}
 	dir := store.Dir(cfg.Profile)
 	var notes []string
-	mergeBase, ancestor, err := gateTrustedBase(ctx, dir, o, gateGetenv, &notes)
+	mergeBase, ancestor, err := gateTrustedBase(ctx, dir, o, o.getenv, &notes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,7 +48,7 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		if err := gateRefusePromotedInPR(dir, baselines); err != nil {
 			return nil, nil, err
 		}
-		if g, ok := findCheckout(ctx, dir); ok && mergeBase != "" {
+		if g, ok := findCheckout(ctx, dir, o.environ); ok && mergeBase != "" {
 			if err := gateRefuseRerecorded(g, dir, mergeBase); err != nil {
 				return nil, nil, err
 			}
@@ -107,7 +107,7 @@ func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func
 	if explicit == "" && baseRef == "" && !trust.UnderReview(getenv) {
 		return "", nil, nil
 	}
-	g, ok := findCheckout(ctx, dir)
+	g, ok := findCheckout(ctx, dir, o.environ)
 	if !ok {
 		switch {
 		case explicit != "":

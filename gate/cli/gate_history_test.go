@@ -17,13 +17,13 @@ import (
 type historyGate struct {
 	t               *testing.T
 	dir, store, cfg string
+	// environ, when set, is the whole environment the gate runs in
+	// (Streams.Environ); nil: the process's.
+	environ func() []string
 }
 
 func newHistoryGate(t *testing.T, yaml string) *historyGate {
 	t.Helper()
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
 	h := &historyGate{t: t, dir: t.TempDir()}
 	h.store = filepath.Join(h.dir, "baselines")
 	h.cfg = filepath.Join(h.dir, "perfgate.yaml")
@@ -51,7 +51,12 @@ func (h *historyGate) gate(factor float64, extra ...string) (ExitCode, string, s
 	cand := filepath.Join(h.dir, "cand")
 	writeResult(h.t, filepath.Join(cand, "a.json"), compareTestResult("a", 10, factor))
 	out := filepath.Join(h.dir, "out")
-	code, _, errs := runCLI(append([]string{"gate", "--config", h.cfg, "--baselines", h.store, "--from", cand, "-o", out}, extra...)...)
+	args := append([]string{"gate", "--config", h.cfg, "--baselines", h.store, "--from", cand, "-o", out}, extra...)
+	var env []string
+	if h.environ != nil {
+		env = h.environ()
+	}
+	code, _, errs := runCLIEnv(env, args...)
 	comment, _ := os.ReadFile(filepath.Join(out, "comment.md"))
 	return code, string(comment), errs
 }
@@ -61,6 +66,7 @@ func sha(c byte) string { return strings.Repeat(string(c), 40) }
 // A PR that raises its tolerance to 50 % still fails on a 10 %
 // regression, and the comment says the looser rule was ignored.
 func TestGateAppliesTheBaselinesStricterRules(t *testing.T) {
+	t.Parallel()
 	// Six nights of history, so the baseline's between-session noise is
 	// known and a 10 % change is decidable.
 	h := newHistoryGate(t, "policy:\n  tolerances: {tpot_ms.p50: 0.5}\n")
@@ -85,6 +91,7 @@ func TestGateAppliesTheBaselinesStricterRules(t *testing.T) {
 }
 
 func TestGateRefusesABaselineRecordedInAPullRequest(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	b := compareTestResult("a", 10, 1)
 	b.Provenance = &result.Provenance{GitSHA: sha('a'), GitRef: "refs/pull/7/merge"}
@@ -101,6 +108,7 @@ func TestGateRefusesABaselineRecordedInAPullRequest(t *testing.T) {
 // The PR is judged against its merge base's history entry, not a newer
 // baseline that already contains the slowdown; the comment names it.
 func TestGateJudgesAgainstTheMergeBase(t *testing.T) {
+	t.Parallel()
 	// The drift guard is off on the trusted side too (promoted under
 	// the same configuration), so only the merge base decides.
 	h := newHistoryGate(t, "history:\n  reference_days: 0\n")
@@ -125,6 +133,7 @@ func TestGateJudgesAgainstTheMergeBase(t *testing.T) {
 // the newest baseline and fails against the history's oldest runs,
 // naming them.
 func TestGateDriftGuard(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	for i, f := range []float64{1, 1, 1, 1.02, 1.04, 1.06, 1.08} {
 		h.promote(sha(byte('a'+i)), f)
@@ -156,6 +165,7 @@ func TestGateDriftGuard(t *testing.T) {
 
 // A baseline kept with --accept-noisy says so in every comment against it.
 func TestGateSaysTheBaselineIsNoisy(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	from := writeResult(t, filepath.Join(h.dir, "spiky", "a.json"), spread40("a", 10))
 	if code, _, errs := runCLI("baseline", "update", "--from", from, "--profile", "p", "--baselines", h.store, "--accept-noisy"); code != ExitPass {
@@ -170,6 +180,7 @@ func TestGateSaysTheBaselineIsNoisy(t *testing.T) {
 // Inside a git checkout, a change under baselines/<profile>/ since the
 // merge base is a re-recorded baseline.
 func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -189,7 +200,7 @@ func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
 	git("add", ".")
 	git("commit", "-qm", "base")
 	base := git("rev-parse", "HEAD")
-	g, ok := findCheckout(context.Background(), dir)
+	g, ok := findCheckout(context.Background(), dir, os.Environ())
 	if !ok {
 		t.Fatal("the temporary repository is not found as a checkout")
 	}
@@ -207,6 +218,7 @@ func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
 // A change of level promoted with --accept-change is not drift: the gate
 // after it passes, and the history line says why.
 func TestGateDriftGuardRespectsAnAcceptedChange(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	for i := 0; i < 4; i++ {
 		h.promote(sha(byte('a'+i)), 1)

@@ -23,7 +23,7 @@ type gatePaths struct {
 
 // gateReportPaths lays out the output directory and the report's view of
 // it (where each raw result and baseline file is).
-func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome) gatePaths {
+func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome, getenv func(string) string) gatePaths {
 	dir := cfg.Output
 	p := gatePaths{
 		dir:        dir,
@@ -41,8 +41,8 @@ func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome) g
 		Footer:     fmt.Sprintf("perfgate %s · %d look(s), %d extra trial(s)", Version, out.Looks, out.ExtraTrials),
 		// The header's head commit and runner, as GitHub Actions names them;
 		// files are named relative to the output directory (the artifact).
-		Head:   report.Revision{Commit: gateGetenv("GITHUB_SHA"), Ref: gateGetenv("GITHUB_HEAD_REF")},
-		Runner: gateGetenv("RUNNER_NAME"),
+		Head:   report.Revision{Commit: getenv("GITHUB_SHA"), Ref: getenv("GITHUB_HEAD_REF")},
+		Runner: getenv("RUNNER_NAME"),
 		OutDir: dir,
 	}
 	for _, r := range out.Results {

@@ -13,6 +13,7 @@ import (
 // TestGatePolicy checks what the judging commands make of the
 // configuration's policy keys (verdict.FromConfig owns the meaning).
 func TestGatePolicy(t *testing.T) {
+	t.Parallel()
 	load := func(t *testing.T, yaml string) *config.Loaded {
 		t.Helper()
 		p := filepath.Join(t.TempDir(), "perfgate.yaml")

@@ -18,6 +18,7 @@ import (
 // at once (exit 2) before the first trial: no completion request reaches
 // the server. --allow-mismatch lets the fingerprint case run as before.
 func TestGatePreflight(t *testing.T) {
+	t.Parallel()
 	g := newGateTest(t)
 	target, err := url.Parse(g.url)
 	if err != nil {

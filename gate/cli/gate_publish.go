@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -14,9 +13,6 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
-// gateGetenv reads the process environment; tests replace it.
-var gateGetenv = os.Getenv
-
 // gatePublish hands the outcome to the CI: inside Actions outputs, step
 // summary and annotations; on Buildkite an annotation and the output
 // directory as artifacts; from any CI (or none) the sticky PR comment when
@@ -24,7 +20,7 @@ var gateGetenv = os.Getenv
 // not post, and why, is one line on stderr. A publishing failure is a
 // warning, never a change of the verdict.
 func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths, code ExitCode, comment string) error {
-	env, err := github.EnvFrom(gateGetenv)
+	env, err := github.EnvFrom(s.getenv)
 	if err != nil {
 		return err
 	}
@@ -68,11 +64,11 @@ func gatePublish(ctx context.Context, s *Streams, cfg config.Config, out *pipeli
 // directory: the artifact's name (--artifact, set by the Action) and the
 // workflow run page that lists it, from the runner's environment. Outside
 // Actions there is no run page, so there is nothing to link.
-func gateArtifact(name string) (report.Artifact, error) {
+func gateArtifact(name string, getenv func(string) string) (report.Artifact, error) {
 	if name == "" {
 		return report.Artifact{}, nil
 	}
-	env, err := github.EnvFrom(gateGetenv)
+	env, err := github.EnvFrom(getenv)
 	if err != nil || !env.Actions {
 		return report.Artifact{}, err
 	}

@@ -41,9 +41,6 @@ func newGateTest(t *testing.T) *gateTest {
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	g := &gateTest{t: t, srv: srv, url: ts.URL, dir: t.TempDir(), env: map[string]string{}}
 	g.baselines = filepath.Join(g.dir, "baselines")
-	old := gateGetenv
-	gateGetenv = func(k string) string { return g.env[k] }
-	t.Cleanup(func() { gateGetenv = old })
 
 	// First run: no baselines yet, so every workload is missing one (exit 2).
 	code, out, errOut := g.gate("base", "--baselines", filepath.Join(g.dir, "none"))
@@ -97,7 +94,11 @@ func (g *gateTest) gate(out string, extra ...string) (ExitCode, string, string) 
 	}
 	args = append(args, extra...)
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	env := os.Environ()
+	for k, v := range g.env {
+		env = append(env, k+"="+v)
+	}
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: env})
 	return code, stdout.String(), stderr.String()
 }
 
@@ -129,6 +130,8 @@ func (g *gateTest) slowDecode(scale float64) {
 //   - the same candidate split in two shards and merged gets the same
 //     verdict as the unsharded run.
 func TestGateEndToEnd(t *testing.T) {
+	// Not parallel: its baseline's noise screen and verdict measure the
+	// machine, and the other end-to-end runs would be part of it.
 	g := newGateTest(t)
 	fake := &fakegithub.Server{Token: "ghs_test", Owner: "o", Repo: "r"}
 	api := httptest.NewServer(fake)
@@ -241,6 +244,7 @@ func TestGateEndToEnd(t *testing.T) {
 }
 
 func TestGateBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -264,6 +268,7 @@ func TestGateBadInput(t *testing.T) {
 // TestGateServerDiesBeforeReady: a server command that exits at once is a
 // run failure (exit 3) that shows the end of the server's log.
 func TestGateServerDiesBeforeReady(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "-o", t.TempDir(),
 		"--server-cmd", "sh -c 'echo CUDA out of memory >&2; exit 1'", "--url", "http://127.0.0.1:1"}

@@ -18,9 +18,7 @@ import (
 // regressed cell puts that cell's trend (the promoted runs, then the
 // candidate) into the comment's list; a cell without history has none.
 func TestGateCommentShowsTrend(t *testing.T) {
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	if err := os.WriteFile(cfg, []byte("profile: p\npolicy:\n  gated: [tpot_ms.p50]\n"), 0o644); err != nil {
@@ -79,6 +77,7 @@ func TestGateCommentShowsTrend(t *testing.T) {
 }
 
 func TestHistoryRunsCentre(t *testing.T) {
+	t.Parallel()
 	runs := historyRuns(history.FromLines("a", []baseline.HistoryLine{
 		{GitSHA: "old", WorkloadHash: "h0", Trials: []map[string]float64{{"tpot_ms.p50": 99}}},
 		{GitSHA: "x", WorkloadHash: "h1", Trials: []map[string]float64{

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"github.com/perfgate/perfgate/gate/session"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,7 +24,7 @@ func TestRunInterruptedWhileNvidiaSmiHangs(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv(healthEnv, "")
+	t.Setenv(session.HealthEnv, "")
 	ts := runSim(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

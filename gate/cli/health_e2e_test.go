@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/health"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/session"
 )
 
 // fakeGPUTools puts an nvidia-smi and a dmesg on PATH. nvidia-smi prints
@@ -40,7 +41,7 @@ esac
 		}
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv(healthEnv, "")
+	t.Setenv(session.HealthEnv, "")
 }
 
 const (
@@ -104,13 +105,13 @@ func TestRunHealthOtherProcess(t *testing.T) {
 	}
 	// Recorded only: the same finding is a warning, the trials count.
 	fakeGPUTools(t, healthyGPU, later) // a new run: the process appears after its start
-	t.Setenv(healthEnv, "record")
+	t.Setenv(session.HealthEnv, "record")
 	r = healthRun(t)
 	if len(r.ValidTrials()) != 2 || !strings.Contains(strings.Join(r.Trials[0].Warnings, "\n"), "runner health (recorded only): another process used the GPU") {
 		t.Errorf("record: %d valid, warnings %q", len(r.ValidTrials()), r.Trials[0].Warnings)
 	}
 	// Off: nothing is sampled.
-	t.Setenv(healthEnv, "off")
+	t.Setenv(session.HealthEnv, "off")
 	r = healthRun(t)
 	if len(r.ValidTrials()) != 2 || r.Trials[0].Health != nil {
 		t.Errorf("off: %d valid, health %+v", len(r.ValidTrials()), r.Trials[0].Health)
@@ -137,7 +138,7 @@ func TestRunHealthHWSlowdown(t *testing.T) {
 func TestRunHealthWithoutGPU(t *testing.T) {
 	dir := t.TempDir() // an empty PATH: no nvidia-smi, no dmesg
 	t.Setenv("PATH", dir)
-	t.Setenv(healthEnv, "")
+	t.Setenv(session.HealthEnv, "")
 	r := healthRun(t)
 	if len(r.ValidTrials()) != 2 {
 		t.Fatalf("%d valid trials: %+v", len(r.ValidTrials()), r.Trials)
@@ -186,29 +187,6 @@ func TestRunHealthLaunchedServer(t *testing.T) {
 	}
 }
 
-// TestHealthLocal: only a server on this machine has its GPUs sampled.
-func TestHealthLocal(t *testing.T) {
-	name, _ := os.Hostname()
-	tests := []struct {
-		url   string
-		local bool
-	}{
-		{"http://127.0.0.1:8000", true},
-		{"http://localhost:8000/v1", true},
-		{"http://[::1]:8000", true},
-		{"http://0.0.0.0:8000", true},
-		{"http://" + name + ":8000", true},
-		{"http://192.0.2.7:8000", false}, // TEST-NET-1: never a local address
-		{"http://[2001:db8::7]:8000", false},
-		{"not a url\x7f", true},
-	}
-	for _, tt := range tests {
-		if _, got := healthLocal(tt.url); got != tt.local {
-			t.Errorf("healthLocal(%q) = %v, want %v", tt.url, got, tt.local)
-		}
-	}
-}
-
 // TestGateHealthHWSlowdown: perfgate gate records the runner's health the
 // same way: HW-slowdown throttling invalidates the trials it measured.
 func TestGateHealthHWSlowdown(t *testing.T) {
@@ -232,7 +210,7 @@ func TestGateHealthHWSlowdown(t *testing.T) {
 // off, record, on samples as on and says so in every trial.
 func TestRunHealthMistypedSetting(t *testing.T) {
 	fakeGPUTools(t, slowGPU, noGPUProcess)
-	t.Setenv(healthEnv, "of")
+	t.Setenv(session.HealthEnv, "of")
 	r := healthRun(t)
 	for _, tr := range r.Trials {
 		if tr.Valid || !strings.Contains(strings.Join(tr.Warnings, "\n"), `PERFGATE_RUNNER_HEALTH="of" is none of off, record, on`) {

@@ -51,7 +51,7 @@ The gated metrics are perfgate.yaml's (policy.gated) plus the cell's own
 gate list from its baseline file; --metric replaces them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := config.Load(config.Options{File: o.configFile, Environ: os.Environ(), Flags: cmd.Flags(), FlagKeys: historyFlagKeys})
+			l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ(), Flags: cmd.Flags(), FlagKeys: historyFlagKeys})
 			if err != nil {
 				return &ExitError{Code: ExitInvalid, Err: err}
 			}

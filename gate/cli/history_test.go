@@ -24,6 +24,7 @@ func spread40(cell string, n int) *result.Result {
 }
 
 func TestBaselineUpdateRefusesASpoiledRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "baselines")
 	from := writeResult(t, filepath.Join(dir, "out", "a.json"), spread40("a", 10))
@@ -51,6 +52,7 @@ func TestBaselineUpdateRefusesASpoiledRun(t *testing.T) {
 }
 
 func TestBaselineUpdateWarnsBelowTenTrials(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	from := writeResult(t, filepath.Join(dir, "a.json"), compareTestResult("a", 5, 1))
 	code, _, errs := runCLI("baseline", "update", "--from", from, "--profile", "p", "--baselines", filepath.Join(dir, "b"))
@@ -60,6 +62,7 @@ func TestBaselineUpdateWarnsBelowTenTrials(t *testing.T) {
 }
 
 func TestHistoryCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "baselines")
 	for night := 0; night < 12; night++ {
@@ -109,6 +112,7 @@ func TestHistoryCommand(t *testing.T) {
 // A run whose TPOT spreads 10 % passes the assumed 5 % noise (3x is 15 %)
 // but is refused against a calibration that measured 1 %.
 func TestBaselineUpdateRefusesAgainstTheCalibration(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := baseline.Store{Root: filepath.Join(dir, "baselines")}
 	r := compareTestResult("a", 10, 1)

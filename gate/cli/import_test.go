@@ -23,6 +23,7 @@ func importRun(t *testing.T, args ...string) (ExitCode, string, string) {
 }
 
 func TestImportExportVLLMBench(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join("..", "vllmbench", "testdata")
 	out := filepath.Join(dir, "qwen-c16.json")
@@ -64,6 +65,7 @@ func TestImportExportVLLMBench(t *testing.T) {
 }
 
 func TestImportExportErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("{\n\"completed\": 1,\n\"duration\": x}"), 0o644); err != nil {
@@ -91,6 +93,7 @@ func TestImportExportErrors(t *testing.T) {
 // TestCompareImportedRuns: two imported `vllm bench serve` runs of the same
 // benchmark compare, and a 25 % TTFT slowdown in the candidate fails the gate.
 func TestCompareImportedRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join("..", "vllmbench", "testdata", "new.json"))
 	if err != nil {

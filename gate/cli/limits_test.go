@@ -15,6 +15,7 @@ import (
 // until a flag says otherwise. run built its limits from its two flags
 // alone, so MaxTokensPerChunk was 0 and its rule never applied to a run.
 func TestLimitFlagsStartFromTheDefaults(t *testing.T) {
+	t.Parallel()
 	var lim metrics.Limits
 	f := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	limitFlags(f, &lim)
@@ -34,6 +35,7 @@ func TestLimitFlagsStartFromTheDefaults(t *testing.T) {
 // TestLimitFlagsChecked: every measuring command refuses an impossible
 // limit before it measures, naming itself and the flag.
 func TestLimitFlagsChecked(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range [][]string{
 		{"run", "-w", "testdata/gate/decode-a.yaml", "-o", "OUT", "--url", "http://127.0.0.1:1"},
 		{"gate", "--workloads", "testdata/gate/decode-a.yaml", "-o", "OUT", "--url", "http://127.0.0.1:1"},

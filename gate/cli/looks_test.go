@@ -16,9 +16,7 @@ import (
 // alpha of look 2 of 3 (0.01 / 3), as the shard's gate did, never at the
 // full 0.01.
 func TestGateFromKeepsLookAlpha(t *testing.T) {
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" }
-	t.Cleanup(func() { gateGetenv = old })
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "perfgate.yaml")
 	if err := os.WriteFile(cfg, []byte("profile: p\n"), 0o644); err != nil {

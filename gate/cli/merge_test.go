@@ -33,6 +33,7 @@ func mergeRunCLI(args ...string) (ExitCode, string, string) {
 }
 
 func TestMergeCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s1, s2, out := filepath.Join(dir, "s1"), filepath.Join(dir, "s2"), filepath.Join(dir, "out")
 	if err := result.Write(filepath.Join(s1, "a.json"), mergeTestResult("a", "h1", 1, 2)); err != nil {

@@ -24,6 +24,8 @@ import (
 type gitCheckout struct {
 	ctx context.Context
 	dir string // a directory inside the checkout
+	// env is the environment git runs in (the command's, Streams.Environ).
+	env []string
 }
 
 // git runs git in the checkout and returns its trimmed standard output;
@@ -32,7 +34,7 @@ func (g gitCheckout) git(args ...string) (string, error) {
 	cmd := exec.CommandContext(g.ctx, "git", append([]string{"-C", g.dir}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(append([]string(nil), g.env...), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -54,7 +56,7 @@ func firstLine(s string) string {
 // findCheckout returns the checkout holding the directory dir, ok false
 // when dir does not exist, is not inside a git work tree, or git is not
 // installed.
-func findCheckout(ctx context.Context, dir string) (gitCheckout, bool) {
+func findCheckout(ctx context.Context, dir string, env []string) (gitCheckout, bool) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return gitCheckout{}, false
 	}
@@ -65,7 +67,7 @@ func findCheckout(ctx context.Context, dir string) (gitCheckout, bool) {
 	if st, err := os.Stat(d); err != nil || !st.IsDir() {
 		return gitCheckout{}, false
 	}
-	g := gitCheckout{ctx: ctx, dir: d}
+	g := gitCheckout{ctx: ctx, dir: d, env: env}
 	if out, err := g.git("rev-parse", "--is-inside-work-tree"); err != nil || out != "true" {
 		return gitCheckout{}, false
 	}
@@ -225,7 +227,7 @@ func (g gitCheckout) resolveMergeBase(what, explicit, baseRef string) (string, e
 // and files git does not track. An error means the comparison could not
 // be made, which the caller treats as a refusal.
 func (g gitCheckout) changedSince(dir, mergeBase string) ([]string, error) {
-	sub := gitCheckout{ctx: g.ctx, dir: dir}
+	sub := gitCheckout{ctx: g.ctx, dir: dir, env: g.env}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil // no baselines: every cell is reported missing
 	}

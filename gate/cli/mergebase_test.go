@@ -73,8 +73,16 @@ func (r *prRepos) clone(name string) string {
 	return dir
 }
 
+// env makes vars the CI variables of the gate's environment (the
+// process's, without GitHub's, carries PATH and HOME for git).
 func (r *prRepos) env(vars map[string]string) {
-	gateGetenv = func(k string) string { return vars[k] }
+	r.h.environ = func() []string {
+		env := os.Environ()
+		for k, v := range vars {
+			env = append(env, k+"="+v)
+		}
+		return env
+	}
 }
 
 // A depth-1 clone of a pull request that re-records its own baseline 10 %

@@ -37,6 +37,7 @@ func countingServer(t *testing.T, block chan struct{}) (*httptest.Server, *atomi
 // at once with exit 2 naming the directory, before any request reaches the
 // server, instead of after every trial.
 func TestOutputUnwritable(t *testing.T) {
+	t.Parallel()
 	ts, requests := countingServer(t, nil)
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -66,6 +67,7 @@ func TestOutputUnwritable(t *testing.T) {
 // another perfgate holds it, and sends nothing; once the first is done the
 // directory is free again.
 func TestOutputLocked(t *testing.T) {
+	t.Parallel()
 	block := make(chan struct{})
 	ts, requests := countingServer(t, block)
 	out := t.TempDir()

@@ -11,6 +11,7 @@ import (
 var planCX8 = filepath.Join("..", "..", "workloads", "cx8-4000-1000-c16.yaml")
 
 func TestPlanText(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := validateRun("plan", "-w", planCX8)
 	if code != ExitPass {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -35,6 +36,7 @@ func TestPlanText(t *testing.T) {
 }
 
 func TestPlanJSON(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := validateRun("plan", "-w", planCX8, "--json")
 	if code != ExitPass {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -68,6 +70,7 @@ func TestPlanJSON(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
+	t.Parallel()
 	if code, _, _ := validateRun("plan"); code != ExitInvalid {
 		t.Errorf("no -w: exit %d", code)
 	}

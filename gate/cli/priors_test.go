@@ -18,6 +18,7 @@ import (
 // little between-session noise the same files pass; a cell whose workload
 // changed since the calibration is named and not given its noise.
 func TestCompareUsesCalibration(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := baseline.Store{Root: filepath.Join(dir, "baselines")}
 	prof := store.Dir("sim-fast")
@@ -67,6 +68,7 @@ func TestCompareUsesCalibration(t *testing.T) {
 // TestCompareBaselineSessions: two baseline files of one cell are two
 // sessions of one baseline, not an error; two candidate files still are.
 func TestCompareBaselineSessions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	one, two := compareTestResult("a", 5, 1), compareTestResult("a", 5, 1.01)
 	two.StartedAt = one.StartedAt.Add(24 * time.Hour)

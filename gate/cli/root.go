@@ -19,13 +19,25 @@ import (
 // with -ldflags "-X github.com/perfgate/perfgate/gate/cli.Version=v1.2.3".
 var Version = "dev"
 
-// Streams are the standard streams a command uses. Tests pass buffers.
+// Streams are the standard streams and the process environment a command
+// uses. Tests pass buffers and an environment of their own, so they run in
+// parallel without touching the process's.
 type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Environ is the process environment ("NAME=value"), read once by
+	// Main; nil there means os.Environ(). Commands read it through
+	// lookupEnv, getenv and environ, never through package os.
+	Environ []string
 	// secrets are the workloads' header values (protectHeaders).
 	secrets []string
+	// scrub knows every secret value of the run (the process
+	// environment's, the workloads' header values); rawOut is stdout
+	// before Main's scrubbing writer, for a document scrubbed where it is
+	// produced (writeDocument).
+	scrub  *redact.Scrubber
+	rawOut io.Writer
 }
 
 // commands holds the constructors of the subcommands. Each command's file
@@ -39,6 +51,9 @@ func register(newCmd func(*Streams) *cobra.Command) {
 
 // NewRoot builds the command tree writing to s.
 func NewRoot(s *Streams) *cobra.Command {
+	if s.Environ == nil {
+		s.Environ = os.Environ()
+	}
 	root := &cobra.Command{
 		Use:           "perfgate",
 		Short:         "Performance regression gate for LLM serving engines",
@@ -64,7 +79,11 @@ func NewRoot(s *Streams) *cobra.Command {
 // HF_TOKEN, ...; see gate/redact), the last guard between a server's echo
 // of them and the CI log.
 func Main(ctx context.Context, args []string, s Streams) ExitCode {
-	known := redact.ForProcess(os.Environ(), nil)
+	if s.Environ == nil {
+		s.Environ = os.Environ()
+	}
+	known := redact.ForProcess(s.Environ, nil)
+	s.scrub, s.rawOut = known, s.Out
 	if s.Out != nil {
 		s.Out = known.Writer(s.Out)
 	}

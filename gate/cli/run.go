@@ -18,6 +18,7 @@ import (
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/session"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -123,12 +124,21 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "run: no workload cells to run")
 	}
 	protectHeaders(s, ms)
-	argv, _ := config.SplitArgv(o.serverCmd) // runLaunched reports a bad one
-	eng, err := serveEngine(o.engine, "run: --engine", argv)
+	var argv []string
+	if o.serverCmd != "" {
+		var err error
+		if argv, err = config.SplitArgv(o.serverCmd); err != nil {
+			return exitf(ExitInvalid, "run: --server-cmd: %w", err)
+		}
+		if len(argv) == 0 {
+			return exitf(ExitInvalid, "run: --server-cmd is empty")
+		}
+	}
+	eng, err := measureEngine(o.engine, "run: --engine", argv)
 	if err != nil {
 		return err
 	}
-	serveDefaultGPUs(ms, serveGPUs(o.gpus, argv))
+	session.DefaultGPUs(ms, session.GPUs(o.gpus, argv))
 	if o.url == "" && o.serverCmd == "" && gateServing(ms) {
 		return exitf(ExitInvalid, "run: --url or --server-cmd is required")
 	}
@@ -137,41 +147,35 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	defer release()
-	cfg := loadgen.Config{
-		URL:               o.url,
-		APIKey:            runAPIKey(),
-		Scrubber:          serveScrubber(s),
-		Warmups:           o.warmups,
-		ResetPrefixCache:  o.resetPrefix,
-		Engine:            eng,
-		CacheSalt:         o.cacheSalt,
-		NoContinuousUsage: o.noContinuous,
-		Progress:          s.Err,
-		Terminal:          runIsTerminal(s.Err),
-		ProgressInterval:  o.progressPeriod,
-		Limits:            o.limits,
-		ReadyTimeout:      o.readyTimeout,
-		Grace:             o.grace,
-		ToolVersion:       Version,
-		LookupEnv:         os.LookupEnv, // workload headers written {env: NAME}
+	so := s.measure(session.Options{
+		Command: argv, Env: o.serverEnv, Log: o.serverLog, URL: o.url, Engine: eng, ReadyTimeout: o.readyTimeout,
+		CommandDir: filepath.Join(o.out, "commands"), Detailed: o.saveDetailed,
+		Load: loadgen.Config{
+			Warmups:           o.warmups,
+			ResetPrefixCache:  o.resetPrefix,
+			CacheSalt:         o.cacheSalt,
+			NoContinuousUsage: o.noContinuous,
+			Terminal:          runIsTerminal(s.Err),
+			ProgressInterval:  o.progressPeriod,
+			Limits:            o.limits,
+			Grace:             o.grace,
+		},
+	})
+	if argv != nil && !cmd.Flags().Changed("ready-timeout") {
+		so.ReadyTimeout = 0 // the launcher's default, sized for model loading
 	}
-	if _, err := loadgen.New(cfg); err != nil && o.url != "" {
-		return exitf(ExitInvalid, "run: --url: %w", err)
-	}
-	fp := &serveFingerprint{scrub: headerScrubber(s), ctx: cmd.Context()}
 	var last *result.Result // the cell being run, for a launched server's log tail
-	cells := func(ctx context.Context, cfg loadgen.Config) error {
-		cfg.Hooks = serveHooks(cfg.URL)
+	var lastPath string
+	err = session.Run(cmd.Context(), so, func(ctx context.Context, sess *session.Session) error {
 		for _, m := range ms {
 			trials := o.trials
 			if trials == 0 {
 				trials = max(m.Trials.Min, 1)
 			}
 			path := filepath.Join(o.out, result.FileName(m.Cell))
-			res, err := runAnyCell(ctx, cfg, m, trials, path, o)
+			res, err := runCell(ctx, sess, m, trials, path, o.saveDetailed)
 			if res != nil {
-				res.Fingerprint = fp.get(res.Server)
-				last = res
+				last, lastPath = res, path
 				if werr := result.Write(path, res); werr != nil {
 					return fmt.Errorf("run: %w", werr)
 				}
@@ -185,51 +189,63 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 			}
 		}
 		return nil
+	})
+	if err == nil {
+		return nil
 	}
-	if o.serverCmd != "" {
-		return runLaunched(cmd, s, o, cfg, fp, &last, cells)
+	if argv == nil || errors.As(err, new(*session.InvalidError)) {
+		return measureSetup(err, "run: --url")
 	}
-	return cells(cmd.Context(), cfg)
+	// A launched server that dies or stops answering mid-run fails the
+	// run (exit 3); the session marked the cell it cut short, which is
+	// written again so the result file says what happened.
+	f, failed := session.Failure(err)
+	if !failed {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return exitf(ExitRunFailed, "run: %w", err)
+	}
+	if last != nil && !f.BeforeReady {
+		if werr := result.Write(lastPath, last); werr != nil {
+			return fmt.Errorf("run: %w", werr)
+		}
+	}
+	return exitf(ExitRunFailed, "run: %s", f.Summary)
 }
 
-// runCell runs one cell, with its detailed records file when asked for.
-func runCell(ctx context.Context, cfg loadgen.Config, m *workload.Manifest, trials int, path string, detailed bool) (*result.Result, error) {
-	var df *os.File
-	var bw *bufio.Writer
+// runCell runs one cell, with its detailed records file when asked for
+// (serving cells at a fixed load: a capacity search's probes are many
+// short runs at different loads, a kind: command cell sends no request).
+func runCell(ctx context.Context, sess *session.Session, m *workload.Manifest, trials int, path string, detailed bool) (*result.Result, error) {
+	dynamic := m.IsCapacity() || m.SaturationShare > 0
+	if !detailed || m.IsCommand() || dynamic {
+		res, err := sess.RunCell(ctx, m, trials, nil)
+		if detailed && dynamic && res != nil {
+			res.Notes = append(res.Notes, "--save-detailed does not apply to a capacity or share-of-saturation cell: no per-request records written")
+		}
+		return res, err
+	}
 	name := strings.TrimSuffix(filepath.Base(path), ".json") + ".requests.jsonl"
-	if detailed {
-		var err error
-		df, err = os.Create(filepath.Join(filepath.Dir(path), name))
-		if err != nil {
-			return nil, fmt.Errorf("--save-detailed: %w", err)
-		}
-		bw = bufio.NewWriterSize(df, 256<<10)
-		cfg.Detailed = bw
-	}
-	r, err := loadgen.New(cfg)
+	df, err := os.Create(filepath.Join(filepath.Dir(path), name))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--save-detailed: %w", err)
 	}
-	defer r.Close()
-	res, err := r.Run(ctx, m, trials)
-	if detailed {
-		ferr := bw.Flush()
-		if cerr := df.Close(); ferr == nil {
-			ferr = cerr
-		}
-		if res != nil {
-			res.Detailed = name
-		}
-		if err == nil && ferr != nil {
-			err = fmt.Errorf("--save-detailed: %w", ferr)
-		}
+	bw := bufio.NewWriterSize(df, 256<<10)
+	res, err := sess.RunCell(ctx, m, trials, bw)
+	ferr := bw.Flush()
+	if cerr := df.Close(); ferr == nil {
+		ferr = cerr
+	}
+	if res != nil {
+		res.Detailed = name
+	}
+	if err == nil && ferr != nil {
+		err = fmt.Errorf("--save-detailed: %w", ferr)
 	}
 	return res, err
 }
-
-// runAPIKey reads the bearer token from the environment; it is never
-// printed or stored.
-func runAPIKey() string { return config.APIKey(os.Getenv) }
 
 // runIsTerminal reports whether w is a character device (a live progress
 // bar makes sense), as opposed to a pipe or file (CI logs).

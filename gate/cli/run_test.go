@@ -42,6 +42,7 @@ func runMain(ctx context.Context, args ...string) (ExitCode, string, string) {
 var runLax = []string{"--max-dispatch-lag-ms", "1000"}
 
 func TestRunWritesResultsPerCell(t *testing.T) {
+	t.Parallel()
 	ts := runSim(t)
 	dir := t.TempDir()
 	code, out, errs := runMain(context.Background(), append(runLax,
@@ -87,6 +88,7 @@ func TestRunWritesResultsPerCell(t *testing.T) {
 }
 
 func TestRunShard(t *testing.T) {
+	t.Parallel()
 	ts := runSim(t)
 	dir := t.TempDir()
 	code, out, errs := runMain(context.Background(), append(runLax,
@@ -102,6 +104,7 @@ func TestRunShard(t *testing.T) {
 }
 
 func TestRunUnreachable(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +127,7 @@ func TestRunUnreachable(t *testing.T) {
 }
 
 func TestRunInterrupt(t *testing.T) {
+	t.Parallel()
 	ts := runSim(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -144,6 +148,7 @@ func TestRunInterrupt(t *testing.T) {
 }
 
 func TestRunBadFlags(t *testing.T) {
+	t.Parallel()
 	// Every -o names a fresh directory: a case refused only after the
 	// output directory is readied must not leave files in the package.
 	x := filepath.Join(t.TempDir(), "x")
@@ -165,6 +170,7 @@ func TestRunBadFlags(t *testing.T) {
 // TestRunBadFlagValues is issue 14's defect 16: each bad value is refused
 // before anything runs, naming its flag (or saying what is missing).
 func TestRunBadFlagValues(t *testing.T) {
+	t.Parallel()
 	ok := []string{"-w", runSmoke, "-o", t.TempDir()}
 	for _, c := range []struct {
 		args []string

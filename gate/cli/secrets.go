@@ -1,7 +1,8 @@
 package cli
 
 import (
-	"os"
+	"bytes"
+	"io"
 
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/redact"
@@ -13,16 +14,17 @@ import (
 // Their variable's name need not look like a secret (MY_HEADER_VALUE), so
 // the process scrubber (redact.ForProcess) does not find them, yet a
 // server that logs the headers it receives prints them. Called once the
-// workloads are loaded: from then on stdout and stderr, the error-body
-// scrubber (serveScrubber), the launched server's log tail (serveRun) and
-// the fingerprint hide them. redact stays the only rule for what a secret
-// is; this only adds known values.
+// workloads are loaded: from then on stdout and stderr, and through
+// Streams.measure the session's error-body scrubber, the launched
+// server's log tail and the fingerprint hide them. redact stays the only
+// rule for what a secret is; this only adds known values.
 func protectHeaders(s *Streams, ms []*workload.Manifest) {
-	vals := loadgen.EnvHeaderValues(ms, os.LookupEnv)
+	vals := loadgen.EnvHeaderValues(ms, s.lookupEnv)
 	if len(vals) == 0 {
 		return
 	}
 	s.secrets = append(s.secrets, vals...)
+	s.scrub = s.scrub.With(vals...)
 	sc := redact.NewScrubber(vals...)
 	if s.Out != nil {
 		s.Out = sc.Writer(s.Out)
@@ -32,21 +34,23 @@ func protectHeaders(s *Streams, ms []*workload.Manifest) {
 	}
 }
 
-// serveScrubber knows the secret values of perfgate's environment
-// (GITHUB_TOKEN, HF_TOKEN, the API key, ...) and the workloads' header
-// values (protectHeaders), for error bodies of a server that echoes them:
-// those go into result files, where Main's scrubbing of stdout and stderr
-// does not reach.
-func serveScrubber(s *Streams) *redact.Scrubber {
-	return redact.ForProcess(os.Environ(), nil).With(s.secrets...)
-}
-
-// headerScrubber hides only the workloads' header values, for text that
-// is otherwise recorded as is (the fingerprint); nil when there are none,
-// so such text stays untouched.
-func headerScrubber(s *Streams) *redact.Scrubber {
-	if len(s.secrets) == 0 {
-		return nil
+// writeDocument writes a document perfgate rendered to stdout, scrubbed
+// where it is produced: render receives data after every string in it was
+// scrubbed once (redact.Scrubber.Value), and its bytes go to stdout without
+// passing the stream scrubber again. Scrubbing a rendered document as text
+// costs its size (megabytes of JSON numbers, issue #19); its strings are
+// what can hold a secret.
+func (s *Streams) writeDocument(data any, render func(io.Writer) error) error {
+	out := s.rawOut
+	if out == nil || s.scrub == nil {
+		out = s.Out // not through Main: whatever Out does
+	} else {
+		s.scrub.Value(data)
 	}
-	return redact.NewScrubber(s.secrets...)
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+	_, err := out.Write(buf.Bytes())
+	return err
 }

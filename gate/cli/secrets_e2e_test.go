@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/health"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/session"
 )
 
 // The secret of the end-to-end secret scenarios (issue 20 items 9-11): a
@@ -155,7 +156,7 @@ exit 0
 		}
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv(healthEnv, "")
+	t.Setenv(session.HealthEnv, "")
 	t.Setenv("PERFGATE_API_KEY", e2eSecret)
 }
 

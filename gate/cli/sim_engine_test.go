@@ -14,6 +14,7 @@ import (
 // beside it wins over the engine's default chunking; an unknown engine is
 // a usage error naming the flag.
 func TestSimEngineFlag(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	url, done, errw := simStart(t, ctx, "--engine", "ollama", "--stream-interval", "2")

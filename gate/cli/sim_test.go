@@ -61,6 +61,7 @@ func simStart(t *testing.T, ctx context.Context, args ...string) (string, <-chan
 }
 
 func TestSimServesAndStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	url, done, _ := simStart(t, ctx, "--model", "m1", "--decode-scale", "1.2", "--seed", "9", "--fail-rate", "0")
@@ -95,6 +96,7 @@ func TestSimServesAndStopsOnCancel(t *testing.T) {
 }
 
 func TestSimExitAfter(t *testing.T) {
+	t.Parallel()
 	url, done, errw := simStart(t, context.Background(), "--exit-after", "1")
 	for i := 0; i < 2; i++ {
 		resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"hi","max_tokens":2}`))
@@ -116,6 +118,7 @@ func TestSimExitAfter(t *testing.T) {
 }
 
 func TestSimBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"sim", "--preset", "nope"},
 		{"sim", "--jitter-cv", "-1"},
@@ -133,6 +136,7 @@ func TestSimBadFlags(t *testing.T) {
 // TestSimHasAFlagForEveryKnob keeps the flags in step with sim.Config: a
 // knob added to the struct without a flag fails here.
 func TestSimHasAFlagForEveryKnob(t *testing.T) {
+	t.Parallel()
 	var count func(reflect.Type) int
 	count = func(typ reflect.Type) int {
 		n := 0
@@ -163,6 +167,7 @@ func TestSimHasAFlagForEveryKnob(t *testing.T) {
 // overrides it, --session-seed fixes the draw, and the drawn factors are
 // logged and served by /sim/stats and /metrics.
 func TestSimSessionFlags(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	url, done, errw := simStart(t, ctx, "--session-cv-decode", "0.02", "--session-cv", "0.05", "--session-seed", "9")

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/workload"
@@ -29,7 +28,7 @@ func newValidateCmd(s *Streams) *cobra.Command {
 			}
 			// What a run would refuse of the headers read from the
 			// environment (a secret too short to hide), where they are set.
-			if errs := loadgen.CheckEnvHeaders(ms, os.LookupEnv); len(errs) > 0 {
+			if errs := loadgen.CheckEnvHeaders(ms, s.lookupEnv); len(errs) > 0 {
 				for _, e := range errs {
 					fmt.Fprintln(s.Err, e)
 				}

@@ -61,6 +61,7 @@ func validateHas(stderr, prefix, text string) bool {
 }
 
 func TestValidateInvalidFiles(t *testing.T) {
+	t.Parallel()
 	cases := validateCases(t)
 	for path, want := range cases {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -86,6 +87,7 @@ func TestValidateInvalidFiles(t *testing.T) {
 }
 
 func TestValidateShippedWorkloads(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := validateRun("validate", filepath.Join("..", "..", "workloads"))
 	if code != ExitPass {
 		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
@@ -102,6 +104,7 @@ func TestValidateShippedWorkloads(t *testing.T) {
 }
 
 func TestValidateUsage(t *testing.T) {
+	t.Parallel()
 	if code, _, _ := validateRun("validate"); code != ExitInvalid {
 		t.Errorf("no arguments: exit %d, want 2", code)
 	}

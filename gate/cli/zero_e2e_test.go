@@ -26,9 +26,6 @@ func TestGateGoodputFallsToZero(t *testing.T) {
 	srv := sim.New(gateSimConfig(t))
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() { ts.Close(); srv.Close() })
-	old := gateGetenv
-	gateGetenv = func(string) string { return "" } // not inside GitHub Actions
-	t.Cleanup(func() { gateGetenv = old })
 	t.Setenv("PERFGATE_POLICY_GATED", "request_goodput,tpot_ms.p50")
 	dir := t.TempDir()
 	baselines := filepath.Join(dir, "baselines")

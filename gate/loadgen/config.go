@@ -78,6 +78,13 @@ type Config struct {
 	Limits metrics.Limits
 	// ReadyTimeout bounds the readiness wait of Prepare.
 	ReadyTimeout time.Duration
+	// ReadyDeadline, when set, ends every readiness wait of Prepare by
+	// this time instead, so a run spends its ready timeout once rather
+	// than once per cell (a server that dies between cells would
+	// otherwise cost the whole timeout again for each of them). A wait
+	// after the deadline still gets MinReadyWait (ReadyTimeout when
+	// shorter): a server that was ready once answers at the first probe.
+	ReadyDeadline time.Time
 	// Grace is how long in-flight requests may finish after the context is
 	// cancelled (first Ctrl-C) before they are cut off.
 	Grace time.Duration
@@ -99,6 +106,9 @@ const (
 	DefaultGrace            = 10 * time.Second
 	DefaultRequestTimeout   = 10 * time.Minute
 	DefaultProgressInterval = 10 * time.Second
+	// MinReadyWait is the shortest readiness wait Prepare makes under a
+	// ReadyDeadline: a few probe rounds, enough for a server that is up.
+	MinReadyWait = 15 * time.Second
 )
 
 func (c Config) withDefaults() Config {

@@ -25,6 +25,14 @@ type fake struct {
 	crlf       bool                 // CRLF line ends
 	behave     func(idx int) string // "" ok, or "503", "stream_error", "truncate", "reset", "empty", "html", "huge"
 	onConn     func(net.Conn, http.ConnState)
+	// barrier, when set, holds every measured request's response until
+	// that many measured requests have arrived (at most 10 s): only a
+	// client that sends without waiting for responses gets past it.
+	barrier int
+
+	arrived     atomic.Int64
+	barrierOnce sync.Once
+	allArrived  chan struct{}
 
 	mu       sync.Mutex
 	arrivals map[string]time.Time // x-request-id -> arrival
@@ -37,6 +45,7 @@ type fake struct {
 
 func newFake(t testing.TB, f *fake) *httptest.Server {
 	f.arrivals = map[string]time.Time{}
+	f.allArrived = make(chan struct{})
 	f.start = time.Now()
 	if f.perChunk == 0 {
 		f.perChunk = 1
@@ -79,6 +88,17 @@ func (f *fake) complete(w http.ResponseWriter, r *http.Request) {
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
 	f.mu.Unlock()
 	idx, _ := strconv.Atoi(id[strings.LastIndex(id, "-r")+2:])
+	if f.barrier > 0 && strings.Contains(id, "-t") {
+		if f.arrived.Add(1) >= int64(f.barrier) {
+			f.barrierOnce.Do(func() { close(f.allArrived) })
+		}
+		select {
+		case <-f.allArrived:
+		case <-time.After(10 * time.Second):
+			http.Error(w, `{"error":{"message":"not every request arrived before the first response"}}`, http.StatusServiceUnavailable)
+			return
+		}
+	}
 	behave := ""
 	if f.behave != nil && strings.Contains(id, "-t") {
 		behave = f.behave(idx)
@@ -90,7 +110,7 @@ func (f *fake) complete(w http.ResponseWriter, r *http.Request) {
 		maxTok = int(v)
 	}
 	if behave == "503" {
-		http.Error(w, `{"error":{"message":"overloaded","code":503}}`, 503)
+		http.Error(w, `{"error":{"message":"overloaded","code":503}}`, http.StatusServiceUnavailable)
 		return
 	}
 	if behave == "html" { // a proxy's error page, with status 200
@@ -173,5 +193,3 @@ func manifest(n, conc int, gap time.Duration, maxTok int) *workload.Manifest {
 	}
 	return m
 }
-
-func fmtSscan(s string, i *int) (int, error) { return fmt.Sscan(s, i) }

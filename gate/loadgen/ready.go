@@ -25,9 +25,13 @@ func (r *Runner) Prepare(ctx context.Context, m *workload.Manifest) (result.Serv
 	if err != nil {
 		return srv, err
 	}
+	timeout := r.cfg.ReadyTimeout
+	if !r.cfg.ReadyDeadline.IsZero() {
+		timeout = max(time.Until(r.cfg.ReadyDeadline), min(MinReadyWait, timeout))
+	}
 	opts := ready.Options{
 		URL: r.base, Client: hc, APIKey: r.cfg.APIKey, Scrubber: r.cfg.Scrubber.With(secrets...),
-		Timeout: r.cfg.ReadyTimeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
+		Timeout: timeout, Interval: 250 * time.Millisecond, Hints: r.cfg.Progress,
 	}
 	if p, ok := r.readyProfile(); ok {
 		opts.HealthPath, opts.NoHealth, opts.NoModelsHint = p.HealthPath, p.HealthPath == "", p.NoModelsHint

@@ -147,21 +147,19 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		}
 	}
 	base := selectBaselines(o.Baselines, manifests)
-	cmp, err := compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
-	if err != nil {
-		return out, err
+	judge := func(look verdict.Look, _ error) (*verdict.Comparison, error) {
+		cmp, err := compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
+		if err != nil {
+			return nil, err
+		}
+		out.judged(cmp, look.Index)
+		return cmp, nil
 	}
-	out.judged(cmp, 1)
-	if out.RunErr != nil {
-		return out, nil
-	}
-
 	// Extra looks: only workloads with an inconclusive gated cell, only
 	// while the overall verdict is inconclusive (a regression or an
 	// invalid comparison is final), within trials.max and the time budget.
 	deadline := now().Add(o.Budget)
-	for look.Index < look.Max && cmp.Verdict == verdict.Inconclusive {
-		look.Index++
+	extend := func(ctx context.Context, look verdict.Look, cmp *verdict.Comparison) (int, error) {
 		undecided := map[string]bool{}
 		for _, cell := range cmp.NeedsTrials() {
 			undecided[cell] = true
@@ -193,26 +191,14 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 			out.ExtraTrials += len(res.Trials) - have
 			ran++
 			if err != nil {
-				out.RunErr = fmt.Errorf("%s: %w", m.Cell, err)
-				break
+				return ran, fmt.Errorf("%s: %w", m.Cell, err)
 			}
 		}
-		if ran == 0 {
-			// Nothing could be added (budget or trials.max): this look's
-			// comparison would equal the last one at a stricter alpha.
-			look.Index--
-			break
-		}
-		cmp, err = compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
-		if err != nil {
-			return out, err
-		}
-		out.judged(cmp, out.Looks+1)
-		if out.RunErr != nil {
-			break
-		}
+		return ran, nil
 	}
-	return out, nil
+	_, _, runErr, err := Looks(ctx, look.Max, out.RunErr, judge, extend)
+	out.RunErr = runErr
+	return out, err
 }
 
 // compareAtRates is CompareAtRates with the warnings of the run's setup

@@ -52,7 +52,7 @@ func TestServerEnvWithholdsCICredentials(t *testing.T) {
 	cfg.Log = filepath.Join(t.TempDir(), "server.log")
 	p := start(t, cfg)
 	select {
-	case <-p.Done():
+	case <-p.done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the env helper did not exit")
 	}

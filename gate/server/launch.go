@@ -193,9 +193,6 @@ func mergeEnv(base []string, overrides map[string]string) []string {
 // Pid is the server's process id, also its process group id.
 func (p *Process) Pid() int { return p.pgid }
 
-// Done is closed when the server process has exited.
-func (p *Process) Done() <-chan struct{} { return p.done }
-
 // Err returns nil while the server runs, and an *ExitError after it exited.
 func (p *Process) Err() error {
 	select {

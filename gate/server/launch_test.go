@@ -62,7 +62,7 @@ func TestReadyAndStop(t *testing.T) {
 	if err := p.Stop(); err != nil {
 		t.Errorf("Stop: %v", err)
 	}
-	<-p.Done()
+	<-p.done
 	var ee *ExitError
 	if !errors.As(p.Err(), &ee) {
 		t.Errorf("Err() after Stop = %v", p.Err())
@@ -167,7 +167,7 @@ func TestNoOrphans(t *testing.T) {
 		child, _ := strconv.Atoi(m[1])
 		if crash {
 			syscall.Kill(p.Pid(), syscall.SIGKILL) // only the leader dies
-			<-p.Done()
+			<-p.done
 			if !alive(child) {
 				t.Fatal("the child died with the leader: the test proves nothing")
 			}
@@ -255,7 +255,7 @@ func TestHealthFailsMidRun(t *testing.T) {
 
 	// A cancelled watch closes its channel without an error.
 	cctx, cancel := context.WithCancel(ctx)
-	w := WatchHealth(cctx, nil, "", Info{URL: p.URL(), Health: true}, time.Hour, 1)
+	w := p.Watch(cctx, nil, time.Hour, 1)
 	cancel()
 	if err, open := <-w; open {
 		t.Errorf("cancelled watch sent %v", err)

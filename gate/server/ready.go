@@ -125,13 +125,6 @@ func launchEngine(cfg Config) engine.Name {
 	return ""
 }
 
-// Engine is the engine profile the launched server's readiness followed
-// ("" when neither configured nor recognisable from its command).
-func (p *Process) Engine() engine.Name { return p.engine }
-
-// URL is the server's base URL: configured, or announced once Ready saw it.
-func (p *Process) URL() string { return p.url }
-
 // pollInterval is how often readiness is probed: short against the
 // simulator, negligible against a model that loads for minutes.
 const pollInterval = 100 * time.Millisecond
@@ -165,12 +158,6 @@ func (p *Process) Watch(ctx context.Context, client *http.Client, interval time.
 		info = Info{URL: p.url, Health: true}
 	}
 	return watch(ctx, client, p.apiKey, info, interval, failures, p.done, p.Err)
-}
-
-// WatchHealth is Watch for a server perfgate did not launch; info is what
-// ready.Wait returned for it.
-func WatchHealth(ctx context.Context, client *http.Client, apiKey string, info Info, interval time.Duration, failures int) <-chan error {
-	return watch(ctx, client, apiKey, info, interval, failures, nil, nil)
 }
 
 func watch(ctx context.Context, client *http.Client, apiKey string, info Info, interval time.Duration, failures int,

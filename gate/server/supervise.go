@@ -38,6 +38,13 @@ func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx
 	fnErr := fn(runCtx, info)
 	stopWatch()
 	serverErr := <-watched
+	if serverErr == nil {
+		// The server may have died before the watch's next look: on a
+		// busy machine a cell can finish its trials (the last requests
+		// refused by the dying server) first. Nothing has asked it to
+		// stop yet, so an exit now is a death all the same.
+		serverErr = p.Err()
+	}
 	cancel(nil)
 	var he *HealthError
 	if errors.As(serverErr, &he) {
@@ -60,12 +67,4 @@ func Supervise(ctx context.Context, cfg Config, client *http.Client, fn func(ctx
 		return stopErr
 	}
 	return nil
-}
-
-// Failed reports whether err says the server under test died, became
-// unhealthy or never became ready, and returns the end of its log when
-// perfgate launched it.
-func Failed(err error) (tail string, ok bool) {
-	f, ok := FailureOf(err)
-	return f.Tail, ok
 }

@@ -29,11 +29,10 @@ func TestSuperviseCrash(t *testing.T) {
 	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "exit status 3") {
 		t.Fatalf("Supervise = %v (%T)", err, err)
 	}
-	tail, ok := Failed(err)
-	if !ok || !strings.Contains(tail, "simulated crash") {
-		t.Errorf("Failed = %q, %v", tail, ok)
+	f, ok := FailureOf(err)
+	if !ok || !strings.Contains(f.Tail, "simulated crash") {
+		t.Errorf("FailureOf tail = %q, %v", f.Tail, ok)
 	}
-	f, _ := FailureOf(err)
 	if f.Summary != "the server exited with status 3 during the run" || !f.Exited || f.ExitCode != 3 || f.BeforeReady {
 		t.Errorf("FailureOf = %+v", f)
 	}
@@ -60,17 +59,17 @@ func TestSuperviseClean(t *testing.T) {
 	if !errors.Is(err, runErr) {
 		t.Errorf("Supervise = %v, want the run's error", err)
 	}
-	if _, ok := Failed(err); ok {
+	if _, ok := FailureOf(err); ok {
 		t.Errorf("a run error reported as a server failure")
 	}
 	// A server that never gets ready never runs fn.
 	cfg = helperConfig(t, "exit")
 	ran := false
 	err = Supervise(context.Background(), cfg, nil, func(context.Context, Info) error { ran = true; return nil })
-	if tail, ok := Failed(err); ran || !ok || !strings.Contains(tail, "unknown model foo") {
-		t.Errorf("never-ready server: ran %v, err %v, tail %q", ran, err, tail)
+	f, ok := FailureOf(err)
+	if ran || !ok || !strings.Contains(f.Tail, "unknown model foo") {
+		t.Errorf("never-ready server: ran %v, err %v, tail %q", ran, err, f.Tail)
 	}
-	f, _ := FailureOf(err)
 	if f.Summary != "the server exited with status 2 before it was ready" || !f.BeforeReady || f.ExitCode != 2 {
 		t.Errorf("FailureOf = %+v", f)
 	}

@@ -214,11 +214,11 @@ func TestSetEngine(t *testing.T) {
 	if cfg.StreamInterval != 3 || cfg.Engine != "ollama" {
 		t.Errorf("ollama defaults: %+v", cfg)
 	}
-	srv, url := start(t, cfg)
+	srv, _ := start(t, cfg)
 	if err := srv.Update(func(c *Config) { c.Engine = "" }); err == nil {
 		t.Error("engine changed at run time")
 	}
-	_, url = start(t, engineConfig(t, "vllm"))
+	_, url := start(t, engineConfig(t, "vllm"))
 	if _, body := get(t, url, "/sim/config"); strings.Contains(string(body), `"engine"`) {
 		t.Errorf("vLLM config shows an engine field: %s", body)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/metrics"
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 // DateLayout is the Go layout of the "date" key (Python "%Y%m%d-%H%M%S").
@@ -232,8 +233,10 @@ func (p parser) count(key string) int {
 }
 
 // metric returns a metric value. Null means "not measured" (vLLM writes
-// request_goodput: null without --goodput); NaN, infinities and negative
-// numbers cannot enter a result file and are dropped with a note.
+// request_goodput: null without --goodput); NaN, infinities, negative
+// numbers and values beyond result.MaxValue cannot enter a result file and
+// are dropped with a note (a required key dropped so is then reported
+// missing), so whatever Parse accepts also imports.
 func (p parser) metric(key string) (float64, bool) {
 	v, present := p.obj[key]
 	if !present || v == nil {
@@ -244,7 +247,7 @@ func (p parser) metric(key string) (float64, bool) {
 		p.b.note("%s: key %q is %s, not a number; left out", p.b.Name, key, describe(v))
 		return 0, false
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > result.MaxValue {
 		p.b.note("%s: key %q is %v; left out", p.b.Name, key, f)
 		return 0, false
 	}

@@ -128,6 +128,10 @@ func Files(paths []string) ([]string, error) {
 	}
 	for _, p := range expandGlobs(paths) {
 		st, err := os.Stat(p)
+		if err != nil && strings.ContainsAny(p, "*?[") {
+			// Not a smaller gate in silence: the pattern is named.
+			return nil, fmt.Errorf("%s: the pattern matches no file (or is malformed)", p)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, unwrapPath(err))
 		}

@@ -26,8 +26,6 @@ func newStream(seed uint64, purpose string) *stream {
 	return &stream{pcg: rand.NewPCG(seed, h.Sum64())}
 }
 
-func (s *stream) uint64() uint64 { return s.pcg.Uint64() }
-
 // float64 returns a uniform value in [0, 1) with 53 random bits.
 func (s *stream) float64() float64 {
 	return float64(s.pcg.Uint64()>>11) * (1.0 / (1 << 53))

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -17,31 +17,44 @@ import (
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/server/fingerprint"
+	"github.com/perfgate/perfgate/gate/server/scrape"
 )
 
-// healthEnv turns runner health off ("off") or makes its findings
+// HealthEnv turns runner health off ("off") or makes its findings
 // warnings only ("record"); unset or "on" samples and applies the rules.
 // An environment variable rather than a flag: the setting belongs to the
 // runner (a shared GPU machine), not to a workload or a command line, and
-// run, gate and calibrate all honour it alike (docs/run.md).
-const healthEnv = "PERFGATE_RUNNER_HEALTH"
+// every measuring command honours it alike (docs/run.md).
+const HealthEnv = "PERFGATE_RUNNER_HEALTH"
 
-// serveHealth is the runner-health hook of a run against the server at
-// url, nil when PERFGATE_RUNNER_HEALTH=off. A server on another machine
-// gets host health only: this machine's GPUs are not the server's.
-// nvidia-smi and dmesg run through the fingerprint's bounded exec; /proc
-// is read directly; the launched server's process group comes with the
-// context serveRun hands the run.
-func serveHealth(url string) loadgen.TrialHook {
-	mode := strings.ToLower(strings.TrimSpace(os.Getenv(healthEnv)))
+// hooks are the trial hooks of every session: the server's /metrics
+// counters and gauges go into each Trial.Server, and the client-versus-
+// server TTFT warning into Trial.Warnings; a server without /metrics costs
+// each trial one warning, never the run (see scrape.Hook). The runner's
+// health (GPU and host) goes into each Trial.Health.
+func hooks(url string, getenv func(string) string, scrub *redact.Scrubber) []loadgen.TrialHook {
+	hs := []loadgen.TrialHook{&scrape.Hook{URL: url}}
+	if h := healthHook(url, getenv(HealthEnv), scrub); h != nil {
+		hs = append(hs, h)
+	}
+	return hs
+}
+
+// healthHook is the runner-health hook of a session against the server at
+// url, nil when mode is "off". A server on another machine gets host
+// health only: this machine's GPUs are not the server's. nvidia-smi and
+// dmesg run through the fingerprint's bounded exec; /proc is read
+// directly; the launched server's process group comes with the context
+// server.Supervise hands the session.
+func healthHook(url, mode string, scrub *redact.Scrubber) loadgen.TrialHook {
+	mode = strings.ToLower(strings.TrimSpace(mode))
 	if mode == "off" {
 		return nil
 	}
 	// What nvidia-smi and dmesg say can quote a command line: hide the
-	// secrets of this process's environment and arguments and the API key.
-	scrub := redact.ForProcess(os.Environ(), os.Args).With(runAPIKey())
+	// secrets of the process's environment and arguments and the API key.
 	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Scrub: scrub}
-	if host, local := healthLocal(url); !local {
+	if host, local := Local(url); !local {
 		k.SkipGPU = fmt.Sprintf("the server (%s) is not on this machine: its GPUs are not sampled, host health of the client only", host)
 	}
 	switch mode {
@@ -51,7 +64,7 @@ func serveHealth(url string) loadgen.TrialHook {
 		k.RecordOnly = true
 		return k
 	}
-	return &healthWarnHook{Hook: k, warning: fmt.Sprintf("%s=%q is none of off, record, on: runner health was sampled and judged as with on", healthEnv, mode)}
+	return &healthWarnHook{Hook: k, warning: fmt.Sprintf("%s=%q is none of off, record, on: runner health was sampled and judged as with on", HealthEnv, mode)}
 }
 
 // healthExec runs a tool like the fingerprint does, saying "not
@@ -77,11 +90,11 @@ func (h *healthWarnHook) AfterTrial(ctx context.Context, idx int, t *result.Tria
 	return err
 }
 
-// healthLocal reports whether the server at rawURL runs on this machine:
-// a loopback, unspecified or local interface address, "localhost", this
+// Local reports whether the server at rawURL runs on this machine: a
+// loopback, unspecified or local interface address, "localhost", this
 // host's name, or a name resolving (within 2 s) to one of those. A URL or
 // name that cannot be checked counts as local, so its GPUs are sampled.
-func healthLocal(rawURL string) (host string, local bool) {
+func Local(rawURL string) (host string, local bool) {
 	u, err := neturl.Parse(rawURL)
 	if err != nil || u.Hostname() == "" {
 		return "", true

@@ -1,30 +1,30 @@
-package cli
+package pipeline
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
-// gatePreflight checks, before the first trial, what can be known without
+// Preflight checks, before the first trial, what can be known without
 // measuring: whether each workload still hashes like its baseline, and
 // whether the fingerprint keys that must match (GPU name and count, the
 // model the server serves) match the baseline's. A mismatch would make
-// the comparison invalid (exit 2) after every trial ran; here it fails at
-// once, with nothing sent but the readiness probes.
+// the comparison invalid after every trial ran; here it fails at once,
+// with nothing sent but the readiness probes.
 //
 // It does not restate the matching rules: it runs verdict.Compare over
 // results that hold no trials yet (workload identity and fingerprint
 // only), so it refuses exactly what the comparison after the run would
-// refuse, honouring --allow-mismatch. Cells without a baseline, and cells
-// whose server cannot be prepared, are left to the run, which reports them
-// as before.
-func gatePreflight(ctx context.Context, t pipeline.Trials, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy) error {
+// refuse, honouring Policy.AllowMismatch. Cells without a baseline, and
+// cells whose server cannot be prepared, are left to the run, which
+// reports them as before. Every error it returns is invalid input (a
+// *PreflightError names the cells).
+func Preflight(ctx context.Context, t Trials, ms []*workload.Manifest, baselines []*result.Result, p verdict.Policy) error {
 	byCell := map[string]*result.Result{}
 	for _, b := range baselines {
 		byCell[b.Workload.Cell] = b
@@ -52,7 +52,7 @@ func gatePreflight(ctx context.Context, t pipeline.Trials, ms []*workload.Manife
 	}
 	cmp, err := verdict.Compare(base, cand, p, verdict.Look{})
 	if err != nil {
-		return &ExitError{Code: ExitInvalid, Err: fmt.Errorf("checking the workloads against their baselines: %w", err)}
+		return fmt.Errorf("checking the workloads against their baselines: %w", err)
 	}
 	var bad []string
 	for _, w := range cmp.Workloads {
@@ -63,5 +63,13 @@ func gatePreflight(ctx context.Context, t pipeline.Trials, ms []*workload.Manife
 	if len(bad) == 0 {
 		return nil
 	}
-	return exitf(ExitInvalid, "%d workload(s) cannot be compared with their baselines, so no trial was run:\n%s", len(bad), strings.Join(bad, "\n"))
+	return &PreflightError{Cells: bad}
+}
+
+// PreflightError lists the cells that cannot be compared with their
+// baselines, each as "  <cell> (<status>): <message>".
+type PreflightError struct{ Cells []string }
+
+func (e *PreflightError) Error() string {
+	return fmt.Sprintf("%d workload(s) cannot be compared with their baselines, so no trial was run:\n%s", len(e.Cells), strings.Join(e.Cells, "\n"))
 }
