@@ -1,0 +1,279 @@
+// Package bootstrap decides what `perfgate init` sets up on a team's GPU
+// runner once calibration has measured its noise: which kind of PR check
+// can decide the gated metrics (a stored baseline, or an interleaved A/B
+// of the PR against its merge base), at which tolerances, with how many
+// trials or blocks, and at what GPU time. It is pure: the command hands it
+// the calibrated noise, the policy's figures and the measured costs, and
+// writes what it returns.
+//
+// The predictions are the verdict's and the A/B's own (verdict.Design,
+// ab.Design), so the table init prints is the one the PR check will live
+// by: a tolerance is "decidable" when an unchanged build passes it in at
+// least 90 % of runs, the rate both Designs quote PassTolerance at.
+package bootstrap
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfgate/perfgate/gate/ab"
+	"github.com/perfgate/perfgate/gate/verdict"
+)
+
+// Metric is one gated (cell, metric) with its calibrated noise and its
+// tolerance (a fraction: 0.03 = 3 %; points as a fraction for absolute
+// metrics).
+type Metric struct {
+	Cell, ID, Label string
+	Absolute        bool
+	Noise           verdict.Prior
+	Tolerance       float64
+}
+
+// Rules are the policy's figures and the bounds of the search.
+type Rules struct {
+	// Family is the number of gated (cell, metric) pairs in the Holm
+	// family; LookAlpha Policy.Alpha / MaxLooks; PassAlpha the policy's.
+	Family               int
+	LookAlpha, PassAlpha float64
+	// MinTrials and MaxTrials bound the trials per arm of a stored-baseline
+	// check (the candidate's, and the first baseline's).
+	MinTrials, MaxTrials int
+	// BlockTrials is the trials of every workload per A/B block; MaxBlocks
+	// the most blocks an A/B check may need to be chosen.
+	BlockTrials, MaxBlocks int
+	// MaxGPU is the most GPU time one PR check may cost (0: no bound).
+	MaxGPU time.Duration
+	// Nightlies is the baseline history the "more" column looks ahead to:
+	// after this many nightly recordings the baseline has that many
+	// sessions.
+	Nightlies int
+}
+
+// MaxTolerance is the widest tolerance a widened check writes (50 %).
+const MaxTolerance = 0.5
+
+// DefaultRules are init's bounds: up to 30 trials per arm, 2 trials per
+// block and at most 64 blocks, a week of nightlies.
+func DefaultRules() Rules {
+	return Rules{MinTrials: 5, MaxTrials: 30, BlockTrials: ab.DefaultBlockTrials, MaxBlocks: 64, Nightlies: 7}
+}
+
+// Costs are what calibration measured: one server start (launch, ready,
+// warmup, stop) and one trial of every workload, all cells together.
+type Costs struct {
+	Startup, Trial time.Duration
+}
+
+// Mode is the kind of PR check init writes.
+type Mode string
+
+const (
+	// Stored compares the PR's one session with a stored baseline at the
+	// configured tolerances.
+	Stored Mode = "stored"
+	// AB runs the PR build and its merge base's in interleaved blocks on
+	// the same runner (perfgate ab), which cancels per-start offsets.
+	AB Mode = "ab"
+	// Widened compares with a stored baseline at tolerances raised to what
+	// calibration shows decidable: neither check decides the configured
+	// ones within the bounds.
+	Widened Mode = "stored-widened"
+)
+
+// Outcome is what one design of one metric decides.
+type Outcome struct {
+	// Decides is the smallest worsening found as a regression with 80 %
+	// power at the tolerance (+Inf: none up to 10x); PassTolerance the
+	// smallest tolerance an unchanged build passes 90 % of the time;
+	// PassChance the chance it passes at the tolerance.
+	Decides, PassTolerance, PassChance float64
+}
+
+// Decidable says whether an unchanged build passes at tol in 90 % of runs.
+func (o Outcome) Decidable(tol float64) bool { return o.PassTolerance <= tol*(1+1e-9) }
+
+// Row is one gated metric under both checks, and what more would buy.
+type Row struct {
+	Metric
+	// Stored at Plan.Trials per arm, AB at Plan.Blocks blocks.
+	Stored, AB Outcome
+	// MoreTrials is the stored check at twice the trials, MoreBlocks the
+	// A/B at twice the blocks, History the stored check once the baseline
+	// holds Rules.Nightlies sessions.
+	MoreTrials, MoreBlocks, History Outcome
+}
+
+// Plan is init's decision.
+type Plan struct {
+	Mode Mode
+	// Why says in a sentence or two why Mode was chosen.
+	Why string
+	// Trials per arm of the stored check (and of the first baseline);
+	// Blocks and BlockTrials of the A/B check.
+	Trials, Blocks, BlockTrials int
+	// StoredGPU and ABGPU are one PR check's GPU time under each, the
+	// latter at ABCostBlocks blocks (Blocks, or MaxBlocks when no number
+	// of blocks reaches the tolerances).
+	StoredGPU, ABGPU time.Duration
+	ABCostBlocks     int
+	// Tolerances are the tolerances the check runs at, per metric id (the
+	// largest over cells when widened): what perfgate.yaml gets.
+	Tolerances map[string]float64
+	// Undecidable are the metric ids no check decides on this runner: in
+	// some cell no tolerance up to MaxTolerance is decidable, or the
+	// between-session estimate is too uncertain. They stay gated at their
+	// own tolerances, so the PR check reports them inconclusive and says
+	// what would decide them, rather than pass them unseen.
+	Undecidable []string
+	Rows        []Row
+	Nightlies   int
+}
+
+// StoredDesign is the verdict's design of a stored-baseline check of m
+// with n trials per arm against a baseline of sessions sessions.
+func StoredDesign(m Metric, r Rules, n, sessions int) verdict.Design {
+	return verdict.Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: sessions, Noise: m.Noise,
+		Absolute: m.Absolute, Tolerance: m.Tolerance, Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+}
+
+// ABDesign is the A/B's design of m with blocks restarted blocks.
+func ABDesign(m Metric, r Rules, blocks int) ab.Design {
+	return ab.Design{Blocks: blocks, BlockTrials: r.BlockTrials, Within: m.Noise.WithinVar, Between: m.Noise.BetweenVar,
+		BetweenDF: m.Noise.BetweenDF, Absolute: m.Absolute, Tolerance: m.Tolerance,
+		Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+}
+
+// Decide chooses the PR check. A stored baseline is the cheapest check
+// (one server start per PR), so it wins whenever some trial count up to
+// MaxTrials lets an unchanged build pass every gated metric at its
+// tolerance 90 % of the time. A single candidate session cannot resolve
+// less than its own session offset, so where the between-session noise
+// forbids that, the interleaved A/B, whose restarted blocks average the
+// offsets away, is chosen if it reaches the tolerances within MaxBlocks
+// blocks and MaxGPU. Otherwise the stored check runs at the tolerances it
+// can decide, and says so.
+func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
+	if len(ms) == 0 {
+		return Plan{}, fmt.Errorf("no gated metric has calibrated noise: nothing to plan")
+	}
+	if r.MinTrials < 2 || r.MaxTrials < r.MinTrials || r.BlockTrials < 1 || r.MaxBlocks < 4 {
+		return Plan{}, fmt.Errorf("bootstrap rules: trials %d-%d (want 2 <= min <= max), block trials %d (want >= 1), max blocks %d (want >= 4)",
+			r.MinTrials, r.MaxTrials, r.BlockTrials, r.MaxBlocks)
+	}
+	if r.Nightlies < 1 {
+		r.Nightlies = 1
+	}
+	p := Plan{BlockTrials: r.BlockTrials, Nightlies: r.Nightlies, Tolerances: map[string]float64{}}
+	// A metric that neither check can decide at any tolerance up to
+	// MaxTolerance is set aside first (it stays gated, and undecided), so
+	// it does not decide the choice for the metrics that can be decided.
+	all := ms
+	hopeless, unsure := map[string]bool{}, map[string]bool{}
+	ms = nil
+	for _, m := range all {
+		if Unsure(m) {
+			unsure[m.ID] = true
+			continue
+		}
+		if hopelessMetric(m, r) {
+			hopeless[m.ID] = true
+			continue
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 && len(unsure) > 0 {
+		return Plan{}, fmt.Errorf("the calibration's between-session estimates of every gated metric rest on less than one degree of freedom: rerun with more --restarts")
+	}
+	if len(ms) == 0 {
+		return Plan{}, fmt.Errorf("no gated metric is decidable at a tolerance up to %.0f %% by a stored baseline of %d trials or an A/B of %d blocks: the runner is too noisy, or calibration had too few sessions to tell", 100*MaxTolerance, r.MaxTrials, r.MaxBlocks)
+	}
+	p.Trials = storedTrials(ms, r)
+	p.Blocks = abBlocks(ms, r)
+	cost := func(mode Mode, trials, blocks int) time.Duration {
+		if mode == AB {
+			return time.Duration(blocks) * (c.Startup + time.Duration(r.BlockTrials)*c.Trial)
+		}
+		return c.Startup + time.Duration(trials)*c.Trial
+	}
+	worst, need := worstStored(ms, r)
+	switch {
+	case p.Trials > 0:
+		p.Mode = Stored
+		p.Why = fmt.Sprintf("a stored baseline decides every gated metric at its tolerance with %d trials per arm (an unchanged build passes each in at least 90 %% of runs): one server start per PR is the cheapest check", p.Trials)
+	case p.Blocks > 0 && (r.MaxGPU == 0 || cost(AB, 0, p.Blocks) <= r.MaxGPU):
+		p.Mode = AB
+		// The first baseline (the nightly's start) and the stored
+		// column of the table use the trials past which more buy little.
+		p.Trials = widenedTrials(ms, r)
+		p.Why = fmt.Sprintf("the between-session noise of %s %s (CV %.1f %%) keeps one candidate session from passing an unchanged build at its %s tolerance with up to %d trials (%s); an interleaved A/B of the PR against its merge base restarts both servers every block, which averages the session offsets away, and decides every gated metric with %d blocks",
+			worst.Cell, worst.Label, 100*cv(worst.Noise.BetweenVar, worst.Absolute), pct(worst.Tolerance, worst.Absolute), r.MaxTrials, needs(need, worst.Absolute), p.Blocks)
+	default:
+		p.Mode = Widened
+		p.Trials = widenedTrials(ms, r)
+		reason := fmt.Sprintf("no A/B of up to %d blocks does either", r.MaxBlocks)
+		if p.Blocks > 0 {
+			reason = fmt.Sprintf("the A/B that would (%d blocks) costs %s of GPU time per PR, above the %s allowed", p.Blocks, cost(AB, 0, p.Blocks).Round(time.Second), r.MaxGPU)
+		}
+		p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; the check runs against a stored baseline with %d trials per arm at the tolerances calibration shows decidable, which shrink as the nightly history grows",
+			r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, p.Trials)
+	}
+	blocks := p.Blocks
+	if blocks == 0 {
+		blocks = r.MaxBlocks - r.MaxBlocks%4
+	}
+	p.StoredGPU, p.ABGPU, p.ABCostBlocks = cost(Stored, p.Trials, 0), cost(AB, 0, blocks), blocks
+	for _, m := range all {
+		row := Row{Metric: m}
+		row.Stored = outcome(StoredDesign(m, r, p.Trials, 1), row.Metric)
+		undecidable := hopeless[m.ID] || unsure[m.ID]
+		if p.Mode == Widened && !undecidable {
+			// Widening only raises: a metric the stored check decides at
+			// its own tolerance keeps it. One no tolerance up to
+			// MaxTolerance decides keeps its own too, undecided.
+			if t := widen(row.Stored.PassTolerance); t > MaxTolerance {
+				hopeless[m.ID] = true
+			} else {
+				row.Tolerance = max(m.Tolerance, t)
+			}
+			row.Stored = outcome(StoredDesign(row.Metric, r, p.Trials, 1), row.Metric)
+		}
+		row.AB = outcome(ABDesign(row.Metric, r, blocks), row.Metric)
+		row.MoreTrials = outcome(StoredDesign(row.Metric, r, 2*p.Trials, 1), row.Metric)
+		row.MoreBlocks = outcome(ABDesign(row.Metric, r, 2*blocks), row.Metric)
+		row.History = outcome(StoredDesign(row.Metric, r, p.Trials, r.Nightlies), row.Metric)
+		p.Rows = append(p.Rows, row)
+		if row.Tolerance > p.Tolerances[m.ID] {
+			p.Tolerances[m.ID] = row.Tolerance
+		}
+	}
+	for id := range p.Tolerances {
+		if hopeless[id] || unsure[id] {
+			p.Undecidable = append(p.Undecidable, id)
+		}
+	}
+	sort.Strings(p.Undecidable)
+	var noTol, few []string
+	for _, id := range p.Undecidable {
+		if unsure[id] {
+			few = append(few, id)
+		} else {
+			noTol = append(noTol, id)
+		}
+	}
+	if len(noTol) > 0 {
+		p.Why += fmt.Sprintf("; %s stay gated at their tolerances, but no tolerance up to %.0f %% is decidable for them on this runner: the PR check reports them inconclusive, with what would decide them", strings.Join(noTol, ", "), 100*MaxTolerance)
+	}
+	if len(few) > 0 {
+		p.Why += fmt.Sprintf("; %s stay gated at their tolerances, but the calibration's between-session estimate of them rests on less than one degree of freedom, so the PR check may not bound them and reports them inconclusive (more --restarts make the estimate firmer)", strings.Join(few, ", "))
+	}
+	sort.SliceStable(p.Rows, func(i, j int) bool {
+		if p.Rows[i].Cell != p.Rows[j].Cell {
+			return p.Rows[i].Cell < p.Rows[j].Cell
+		}
+		return p.Rows[i].ID < p.Rows[j].ID
+	})
+	return p, nil
+}

@@ -1,0 +1,60 @@
+package bootstrap
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteTable renders the plan as init's closing table: per gated metric
+// the smallest worsening the chosen PR check decides and the smallest
+// tolerance an unchanged build passes 90 % of the time at, under both
+// kinds of check, then what twice the trials, twice the blocks or a week
+// of nightly history would decide, then the GPU time of each check and
+// the choice with its reason. It only formats what Decide computed.
+func WriteTable(w io.Writer, p *Plan) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	abHead := fmt.Sprintf("A/B %d blocks", p.Blocks)
+	if p.Blocks == 0 && len(p.Rows) > 0 {
+		abHead = "A/B (none reaches it)"
+	}
+	fmt.Fprintf(tw, "workload\tmetric\ttolerance\tstored %d trials: decides / passes at\t%s: decides / passes at\t%d trials\t2x blocks\tafter %d nightlies\n",
+		p.Trials, abHead, 2*p.Trials, p.Nightlies)
+	for _, r := range p.Rows {
+		a := r.Absolute
+		tol := pct(r.Tolerance, a)
+		for _, id := range p.Undecidable {
+			if id == r.ID {
+				tol += " !"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s / %s\t%s / %s\t%s\t%s\t%s\n", r.Cell, r.Label, tol,
+			pct(r.Stored.Decides, a), pct(r.Stored.PassTolerance, a), pct(r.AB.Decides, a), pct(r.AB.PassTolerance, a),
+			pct(r.MoreTrials.Decides, a), pct(r.MoreBlocks.Decides, a), pct(r.History.Decides, a))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, `
+"decides": the smallest worsening the check calls a regression in 80 %% of runs; "passes at": the
+smallest tolerance an unchanged build passes in 90 %% of runs (a tolerance below it is not decidable).
+"!": undecidable on this runner at any tolerance up to 50 %% or on too few calibrated sessions; gated, reported inconclusive.
+The last three columns: the stored check with twice the trials, the A/B with twice the blocks,
+and the stored check once the nightlies have recorded that many baseline sessions.
+GPU time per PR check: stored baseline %s (1 server start + %d trials), A/B %s (%d blocks, a server start each; plus building the merge base)
+
+PR check: %s. %s.
+`, p.StoredGPU.Round(time.Second), p.Trials, p.ABGPU.Round(time.Second), p.ABCostBlocks, modeText(p.Mode), p.Why)
+	return err
+}
+
+func modeText(m Mode) string {
+	switch m {
+	case AB:
+		return "interleaved A/B against the merge base (perfgate ab)"
+	case Widened:
+		return "stored baseline at widened tolerances"
+	}
+	return "stored baseline"
+}
