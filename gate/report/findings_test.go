@@ -167,3 +167,41 @@ func TestFindingShareOnlyWhereE2ELMoved(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// TestFindingsShortenTheOpenList: under findings the open list keeps the
+// OpenWithFindings most severe regressed rows and collapses the rest, so
+// the first screen (verdict, findings, worst rows, what decides the
+// undecided) stays within the render check's 900 px; without findings it
+// keeps up to MaxBars. The 12-workload fixture has 6 regressed metrics.
+func TestFindingsShortenTheOpenList(t *testing.T) {
+	for _, tc := range []struct {
+		why  bool
+		want int
+	}{{false, 6}, {true, OpenWithFindings}} {
+		d := twelveWorkloads(false)
+		if tc.why {
+			d.Comparison.Explanation = whyExplanation()
+		}
+		var md bytes.Buffer
+		if err := Markdown(&md, d, CommentLimit); err != nil {
+			t.Fatal(err)
+		}
+		m := md.String()
+		start := strings.Index(m, "regressed metric(s)**, most severe first")
+		if start < 0 {
+			t.Fatalf("findings %v: no regressed list", tc.why)
+		}
+		rows, table := 0, false
+		for _, line := range strings.Split(m[start:], "\n")[1:] {
+			if strings.HasPrefix(line, "|") {
+				table = true
+				rows++
+			} else if table {
+				break
+			}
+		}
+		if rows -= 2; rows != tc.want { // less the header and separator rows
+			t.Errorf("findings %v: %d open regressed rows, want %d", tc.why, rows, tc.want)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func listPart(d *Data) string {
 	n := 0
 	if len(reg) > 0 {
 		fmt.Fprintf(&b, "\n**%d regressed metric(s)**, most severe first\n\n", len(reg))
-		open := reg[:min(len(reg), MaxBars)]
+		open := reg[:min(len(reg), openRows(d))]
 		b.WriteString(listTable(d, open, &n, trend, column, full))
 		// Beyond the barred rows the list is collapsed, so the first screen
 		// holds the verdict, the worst regressions and what decides each
@@ -119,6 +119,21 @@ func listPart(d *Data) string {
 		b.WriteString("\n" + strings.Join(legend, " ") + "\n")
 	}
 	return b.String()
+}
+
+// OpenWithFindings is how many regressed rows stay open under findings
+// (issue 24): the findings already say what moved and why, so the first
+// screen keeps the verdict, the findings, the worst few rows and what
+// decides each undecided metric within its 900 px (the render check).
+const OpenWithFindings = 5
+
+// openRows is how many regressed rows the list shows before collapsing
+// the rest: the barred rows, fewer when findings open the comment.
+func openRows(d *Data) int {
+	if e := d.Comparison.Explanation; e != nil && len(e.Findings) > 0 {
+		return OpenWithFindings
+	}
+	return MaxBars
 }
 
 // anyBaseline says whether some listed row's baseline is known.
