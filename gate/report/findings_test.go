@@ -205,3 +205,24 @@ func TestFindingsShortenTheOpenList(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalKeepsTheOpenRows: the terminal report lists the regressed
+// rows the comment keeps open and counts the rest, so `make demo` stays
+// within about 40 lines however many metrics a slowdown moves (issue 23).
+func TestTerminalKeepsTheOpenRows(t *testing.T) {
+	for _, why := range []bool{false, true} {
+		d := twelveWorkloads(false)
+		if why {
+			d.Comparison.Explanation = whyExplanation()
+		}
+		var txt bytes.Buffer
+		if err := Text(&txt, d); err != nil {
+			t.Fatal(err)
+		}
+		rows := strings.Count(txt.String(), "  REGRESSION")
+		more := strings.Contains(txt.String(), "… 1 more regressed metric(s) in the full report")
+		if want := map[bool]int{false: 6, true: OpenWithFindings}[why]; rows != want || more != why {
+			t.Errorf("findings %v: %d regressed rows (want %d), count line %v\n%s", why, rows, want, more, txt.String())
+		}
+	}
+}

@@ -84,7 +84,13 @@ func text(w io.Writer, d *Data) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", plain(Truncate(cell.Workload, 40)), plain(cell.Label),
 				cellValue(cell, cell.Baseline), cellValue(cell, cell.Candidate), Change(cell), Interval(cell), Tolerance(cell), strings.ToUpper(string(cell.Outcome)), decider)
 		}
-		for _, l := range reg {
+		// The terminal keeps the comment's open rows (openRows): the
+		// worst regressions, fewer under findings, the rest counted.
+		maxReg := openRows(d)
+		for i, l := range reg {
+			if i == maxReg {
+				break
+			}
 			row(l.cell, "")
 		}
 		maxInc := ShownUndecided
@@ -109,6 +115,9 @@ func text(w io.Writer, d *Data) error {
 			if strings.HasSuffix(line, "\n") {
 				b.WriteString("\n")
 			}
+		}
+		if len(reg) > maxReg {
+			fmt.Fprintf(&b, "  … %d more regressed metric(s) in the full report\n", len(reg)-maxReg)
 		}
 		if len(inc) > maxInc {
 			fmt.Fprintf(&b, "  … %d more undecided metric(s) in the full report\n", len(inc)-maxInc)
