@@ -73,7 +73,10 @@ api="$(cat "$work/api-url")"
 summary="${api%/api/v3}/_fake/summary"
 
 # A pull_request event from a branch of the same repository, so the
-# workflow turns comments on.
+# workflow turns comments on. Like every real pull_request event it names
+# its base commit (here this checkout's HEAD), which the Action passes as
+# --merge-base: without it the gate fails closed on baselines outside the
+# checkout (issue 20).
 cat >"$work/event.json" <<JSON
 {
   "action": "synchronize",
@@ -81,7 +84,7 @@ cat >"$work/event.json" <<JSON
   "pull_request": {
     "number": 42,
     "head": {"sha": "0000000000000000000000000000000000000042", "ref": "feature", "repo": {"full_name": "$REPO"}},
-    "base": {"ref": "main", "repo": {"full_name": "$REPO"}}
+    "base": {"ref": "main", "sha": "$(git rev-parse HEAD)", "repo": {"full_name": "$REPO"}}
   },
   "repository": {"full_name": "$REPO", "name": "selftest", "owner": {"login": "perfgate"}}
 }

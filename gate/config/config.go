@@ -285,6 +285,16 @@ const EnvPrefix = "PERFGATE_"
 // warn that it "matches no setting".
 const APIKeyEnv = EnvPrefix + "API_KEY"
 
+// commandEnv are the PERFGATE_ variables the commands read themselves
+// rather than as settings (the API key, the merge base, the CI token, the
+// runner-health mode): Load does not warn that they match no setting.
+var commandEnv = map[string]bool{
+	APIKeyEnv:                   true,
+	EnvPrefix + "MERGE_BASE":    true,
+	EnvPrefix + "GITHUB_TOKEN":  true,
+	EnvPrefix + "RUNNER_HEALTH": true,
+}
+
 // APIKey returns the server's API key from the environment: PERFGATE_API_KEY,
 // else OPENAI_API_KEY (what OpenAI clients and vLLM's own benchmark read).
 func APIKey(getenv func(string) string) string {

@@ -177,8 +177,8 @@ func applyEnv(v *viper.Viper, l *Loaded, environ []string) error {
 			continue
 		}
 		s, ok := byName[name]
-		if !ok && name == APIKeyEnv {
-			continue // read by the commands themselves (APIKey), never a setting
+		if !ok && commandEnv[name] {
+			continue // read by the commands themselves, never a setting
 		}
 		if !ok {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("environment variable %s matches no setting and is ignored", name))

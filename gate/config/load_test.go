@@ -426,7 +426,10 @@ func TestLoadToleranceForms(t *testing.T) {
 // variable, read by the commands (APIKey), so Load must not warn that it
 // "matches no setting" (issue 14, defect 16), and must not store it.
 func TestLoadAPIKeyIsNoUnknownSetting(t *testing.T) {
-	l, err := Load(Options{Environ: []string{"PERFGATE_API_KEY=sk-test-key", "PERFGATE_TYPO=1"}})
+	// PERFGATE_RUNNER_HEALTH and PERFGATE_MERGE_BASE are read by the
+	// commands too (session, the trusted side): no warning either.
+	l, err := Load(Options{Environ: []string{"PERFGATE_API_KEY=sk-test-key", "PERFGATE_TYPO=1",
+		"PERFGATE_RUNNER_HEALTH=off", "PERFGATE_MERGE_BASE=abc1234"}})
 	if err != nil {
 		t.Fatal(err)
 	}
