@@ -1,6 +1,9 @@
 package baseline
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Skip is a run promotion leaves out and why.
 type Skip struct {
@@ -45,4 +48,30 @@ func Partition(runs []Run, req Requirements) (ok []Run, skipped []Skip) {
 		}
 	}
 	return ok, skipped
+}
+
+// Without returns runs less those a Skip names (by source file), in order:
+// what remains after a later screen (the noise screen) skipped some.
+func Without(runs []Run, skipped []Skip) []Run {
+	drop := map[string]bool{}
+	for _, s := range skipped {
+		drop[s.Source] = true
+	}
+	var out []Run
+	for _, r := range runs {
+		if !drop[r.Source] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// SkipError joins the skipped runs' reasons, one per line, each naming
+// its file; nil when nothing was skipped.
+func SkipError(skipped []Skip) error {
+	errs := make([]error, len(skipped))
+	for i, s := range skipped {
+		errs[i] = s
+	}
+	return errors.Join(errs...)
 }

@@ -1,7 +1,9 @@
 package baseline
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +36,25 @@ func TestPartition(t *testing.T) {
 		if !reflect.DeepEqual(gotOK, tc.ok) || !reflect.DeepEqual(gotSkip, tc.skipped) {
 			t.Errorf("%s: ok %v skipped %v, want %v %v", tc.name, gotOK, gotSkip, tc.ok, tc.skipped)
 		}
+	}
+}
+
+// TestWithout: runs a later screen skipped are dropped by source, the
+// rest kept in order; SkipError names every skipped file.
+func TestWithout(t *testing.T) {
+	runs := []Run{{Source: "a.json"}, {Source: "b.json"}, {Source: "c.json"}}
+	skipped := []Skip{{Source: "b.json", Cell: "b", Reason: errors.New("noisy")}}
+	got := Without(runs, skipped)
+	if len(got) != 2 || got[0].Source != "a.json" || got[1].Source != "c.json" {
+		t.Errorf("Without = %v, want a.json and c.json", got)
+	}
+	if len(Without(runs, nil)) != 3 {
+		t.Error("nothing skipped must keep every run")
+	}
+	if err := SkipError(skipped); err == nil || !strings.Contains(err.Error(), "b.json: noisy") {
+		t.Errorf("SkipError = %v, want it to name b.json and its reason", err)
+	}
+	if SkipError(nil) != nil {
+		t.Error("SkipError of nothing must be nil")
 	}
 }

@@ -138,7 +138,7 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		fmt.Fprintf(s.Out, "wrote %s\n", p)
 	}
 	if len(skipped) > 0 {
-		return exitf(ExitRunFailed, "baseline update: wrote %d workload(s), skipped %d: %w\npromote the skipped workloads again once their runs pass", len(paths), len(skipped), skipError(skipped))
+		return exitf(ExitRunFailed, "baseline update: wrote %d workload(s), skipped %d: %w\npromote the skipped workloads again once their runs pass", len(paths), len(skipped), baseline.SkipError(skipped))
 	}
 	return nil
 }
@@ -153,9 +153,9 @@ func baselinePromote(s *Streams, store baseline.Store, o baselineUpdateOptions, 
 		return nil, nil, err
 	}
 	prov.Settings = settings
-	runs, skipped = withoutSkipped(runs, noisy), append(skipped, noisy...)
+	runs, skipped = baseline.Without(runs, noisy), append(skipped, noisy...)
 	if len(runs) == 0 {
-		return nil, nil, exitf(ExitInvalid, "baseline update: nothing written: %w", skipError(skipped))
+		return nil, nil, exitf(ExitInvalid, "baseline update: nothing written: %w", baseline.SkipError(skipped))
 	}
 	paths, err := store.Update(o.profile, runs, prov, o.req)
 	if err != nil {
