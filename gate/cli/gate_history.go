@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/git"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -55,8 +56,8 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		if err := gateRefusePromotedInPR(dir, baselines); err != nil {
 			return nil, nil, err
 		}
-		if g, ok := findCheckout(ctx, dir, o.environ); ok && mergeBase != "" && o.baselinesBranch == "" {
-			if err := gateRefuseRerecorded(g, dir, mergeBase); err != nil {
+		if g, ok := git.Find(ctx, dir, o.environ); ok && mergeBase != "" && o.baselinesBranch == "" {
+			if err := gateRefuseRerecorded(ctx, g, dir, mergeBase); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -89,7 +90,7 @@ func trustedSide(store baseline.Store, cfg config.Config, mergeBase string, ance
 }
 
 // gateTrustedBase establishes the merge base of the change (see
-// mergebase.go) and the ancestry test against it. Without a merge base
+// git.Repo.MergeBase) and the ancestry test against it. Without a merge base
 // asked for (no --merge-base, PERFGATE_MERGE_BASE or GITHUB_BASE_REF) it
 // returns "" and a note that the baselines were taken as checked out.
 func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func(string) string, notes *[]string) (string, func(string) bool, error) {
@@ -98,14 +99,14 @@ func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func
 		what, explicit = "PERFGATE_MERGE_BASE", getenv("PERFGATE_MERGE_BASE")
 	}
 	if explicit != "" {
-		if err := validRev(what, explicit); err != nil {
+		if err := git.ValidRev(what, explicit); err != nil {
 			return "", nil, &ExitError{Code: ExitInvalid, Err: err}
 		}
 	}
 	baseRef := getenv("GITHUB_BASE_REF")
 	if explicit == "" && baseRef != "" {
-		if err := validBranch("GITHUB_BASE_REF", baseRef); err != nil {
-			return "", nil, &ExitError{Code: ExitInvalid, Err: err}
+		if err := git.ValidBranch(baseRef); err != nil {
+			return "", nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("GITHUB_BASE_REF: %w", err)}
 		}
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -114,7 +115,7 @@ func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func
 	if explicit == "" && baseRef == "" && !trust.UnderReview(getenv) {
 		return "", nil, nil
 	}
-	g, ok := findCheckout(ctx, dir, o.environ)
+	g, ok := git.Find(ctx, dir, o.environ)
 	if !ok {
 		switch {
 		case explicit != "":
@@ -125,7 +126,7 @@ func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func
 		}
 		return "", nil, nil
 	}
-	mb, err := g.resolveMergeBase(what, explicit, baseRef)
+	mb, err := g.MergeBase(ctx, what, explicit, baseRef)
 	if err != nil {
 		return "", nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
@@ -133,7 +134,7 @@ func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func
 		*notes = append(*notes, "no merge base known (no --merge-base, PERFGATE_MERGE_BASE or GITHUB_BASE_REF, and the checkout has no remote origin): the checked-out baselines were trusted as they are; pass --merge-base so that baselines a change re-recorded are refused")
 		return "", nil, nil
 	}
-	return mb, g.ancestry(mb), nil
+	return mb, g.Ancestry(ctx, mb), nil
 }
 
 // after adds the trusted side's notes to the comparison and runs the
@@ -161,8 +162,8 @@ func gateRefusePromotedInPR(dir string, bs []*result.Result) error {
 // directory since the merge base (whatever ref the promotion claims). A
 // diff git cannot make is a refusal too: the gate never trusts baselines
 // it could not check.
-func gateRefuseRerecorded(g gitCheckout, dir, mergeBase string) error {
-	changed, err := g.changedSince(dir, mergeBase)
+func gateRefuseRerecorded(ctx context.Context, g git.Repo, dir, mergeBase string) error {
+	changed, err := g.ChangedSince(ctx, dir, mergeBase)
 	if err != nil {
 		return exitf(ExitInvalid, "could not check the baselines %s against the merge base %s (%v): fetch it (actions/checkout with fetch-depth: 0, or git fetch origin %s)", dir, short7(mergeBase), err, mergeBase)
 	}
