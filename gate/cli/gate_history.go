@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -89,52 +87,25 @@ func trustedSide(store baseline.Store, cfg config.Config, mergeBase string, ance
 	return side, judged, nil
 }
 
-// gateTrustedBase establishes the merge base of the change (see
-// git.Repo.MergeBase) and the ancestry test against it. Without a merge base
+// gateTrustedBase establishes the merge base of the change and the
+// ancestry test against it (git.ResolveTrustedBase). Without a merge base
 // asked for (no --merge-base, PERFGATE_MERGE_BASE or GITHUB_BASE_REF) it
-// returns "" and a note that the baselines were taken as checked out.
+// returns "" and, where the report should say so, a note that the
+// baselines were taken as checked out.
 func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func(string) string, notes *[]string) (string, func(string) bool, error) {
 	what, explicit := "--merge-base", o.mergeBase
 	if explicit == "" {
 		what, explicit = "PERFGATE_MERGE_BASE", getenv("PERFGATE_MERGE_BASE")
 	}
-	if explicit != "" {
-		if err := git.ValidRev(what, explicit); err != nil {
-			return "", nil, &ExitError{Code: ExitInvalid, Err: err}
-		}
-	}
-	baseRef := getenv("GITHUB_BASE_REF")
-	if explicit == "" && baseRef != "" {
-		if err := git.ValidBranch(baseRef); err != nil {
-			return "", nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("GITHUB_BASE_REF: %w", err)}
-		}
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return explicit, nil, nil // no baselines: every cell fails closed as missing
-	}
-	if explicit == "" && baseRef == "" && !trust.UnderReview(getenv) {
-		return "", nil, nil
-	}
-	g, ok := git.Find(ctx, dir, o.environ)
-	if !ok {
-		switch {
-		case explicit != "":
-			*notes = append(*notes, fmt.Sprintf("the baselines (%s) are not in a git checkout: the merge base %s picks their history entry, but they could not be checked for changes since it", dir, short7(explicit)))
-			return explicit, nil, nil
-		case baseRef != "":
-			return "", nil, exitf(ExitInvalid, "inside a pull request (GITHUB_BASE_REF=%s) the baselines %s must be in the git checkout, so that the gate can tell main's baselines from the pull request's: check the repository out (actions/checkout with fetch-depth: 0) or pass --merge-base", baseRef, dir)
-		}
-		return "", nil, nil
-	}
-	mb, err := g.MergeBase(ctx, what, explicit, baseRef)
+	tb, err := git.ResolveTrustedBase(ctx, git.BaseQuery{Dir: dir, What: what, Explicit: explicit,
+		BaseRef: getenv("GITHUB_BASE_REF"), UnderReview: trust.UnderReview(getenv), Environ: o.environ})
 	if err != nil {
 		return "", nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
-	if mb == "" {
-		*notes = append(*notes, "no merge base known (no --merge-base, PERFGATE_MERGE_BASE or GITHUB_BASE_REF, and the checkout has no remote origin): the checked-out baselines were trusted as they are; pass --merge-base so that baselines a change re-recorded are refused")
-		return "", nil, nil
+	if tb.Note != "" {
+		*notes = append(*notes, tb.Note)
 	}
-	return mb, g.Ancestry(ctx, mb), nil
+	return tb.Commit, tb.Ancestor, nil
 }
 
 // after adds the trusted side's notes to the comparison and runs the
