@@ -38,8 +38,8 @@ func Unhealthy(h *result.Health, lim Limits) []string {
 	if len(h.Xid) > 0 {
 		out = append(out, "NVIDIA Xid errors")
 	}
-	if h.CPUs > 0 && s.MaxLoad1 > lim.LoadPerCPU*float64(h.CPUs) {
-		out = append(out, fmt.Sprintf("load above the %d CPUs", h.CPUs))
+	if load, label, _, _ := hostLoad(h); h.CPUs > 0 && load > lim.LoadPerCPU*float64(h.CPUs) {
+		out = append(out, label)
 	}
 	if s.StealPct > lim.StealPct {
 		out = append(out, fmt.Sprintf("CPU steal above %g %%", lim.StealPct))
