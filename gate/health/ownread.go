@@ -27,9 +27,9 @@ func (k *Hook) now() time.Time {
 // ownSample reads the CPU time of the server's process tree (process
 // group group) and of perfgate's own process, and returns the own load
 // damped up to now. The first reading of a run has no interval before
-// it: it is seeded with the tree's and perfgate's CPU time over the
-// server's life (the server's start-up and the warm-up are what the load
-// average remembers then). A new group (the server restarted) counts its
+// it: it is seeded with what the load average remembers of the server's
+// and perfgate's lives so far (seed): the server's start-up and the
+// warm-up. A new group (the server restarted) counts its
 // whole tree's time into the interval since the last reading, during which
 // it started. perfgate's own time is its process's (utime + stime), not
 // its children's: the server is its child, and would count twice when it
@@ -73,9 +73,7 @@ func (k *Hook) ownSample(group int) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if age := up - float64(srv.Start)/ClockTicks; age > 0 {
-			load = float64(tree+self.CPU) / ClockTicks / age
-		}
+		load = seed(tree, srv.Start, up) + seed(self.CPU, self.Start, up)
 	default:
 		dt := now.Sub(prev.at).Seconds()
 		used := sub(self.CPU, prev.self)
@@ -94,6 +92,19 @@ func (k *Hook) ownSample(group int) (float64, error) {
 	k.own = ownState{ok: true, group: group, tree: tree, self: self.CPU, at: now, load: load}
 	k.mu.Unlock()
 	return load, nil
+}
+
+// seed is what the load average remembers of a process that used ticks
+// of CPU time since it started at start (clock ticks since boot), uptime
+// seconds after boot: its mean use over its life, damped over its life as
+// if it had started from nothing. A process younger than a minute left
+// only part of its use in the load average.
+func seed(ticks, start uint64, uptime float64) float64 {
+	age := uptime - float64(start)/ClockTicks
+	if age <= 0 {
+		return 0
+	}
+	return Damp(0, float64(ticks)/ClockTicks/age, age)
 }
 
 // sub is a-b, 0 when a counter went back (a process left the tree).
