@@ -174,7 +174,7 @@ func (p *ownProc) read(name string) ([]byte, error) {
 func TestHookOwnLoad(t *testing.T) {
 	p := &ownProc{now: time.Unix(1e9, 0)}
 	p.advance(110*time.Second, 2.5) // the server's life so far: 2.5 CPUs
-	p.self = 0                       // perfgate's time before counts for nothing here
+	p.self = 0                      // perfgate's time before counts for nothing here
 	run := &fakeRunner{noSMI: true}
 	k := &Hook{Run: run.run, ReadFile: p.read, Interval: time.Hour, Now: func() time.Time { p.mu.Lock(); defer p.mu.Unlock(); return p.now },
 		ServerGroup: func(context.Context) int { return 4000 }, Pids: func() ([]int, error) { return []int{3000, 4000, 4100, 5000}, nil }}
