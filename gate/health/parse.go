@@ -265,7 +265,10 @@ func ParseProcStat(data []byte) (ProcStat, error) {
 		// utime, stime, cutime, cstime: fields 14 to 17 of the line.
 		var t [4]uint64
 		for i := range t {
-			t[i], _ = strconv.ParseUint(f[11+i], 10, 64)
+			// More than 2^40 ticks (348 years at 100 Hz) is no reading.
+			if v, err := strconv.ParseUint(f[11+i], 10, 64); err == nil && v < 1<<40 {
+				t[i] = v
+			}
 		}
 		st.CPU, st.Children = t[0]+t[1], t[2]+t[3]
 	}
