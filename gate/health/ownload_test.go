@@ -209,6 +209,13 @@ func TestHookOwnLoad(t *testing.T) {
 	if tr.Health.OwnLoad != OwnAttached || tr.Health.Samples[0].OwnLoad != 0 || !strings.Contains(strings.Join(tr.Warnings, ""), "host busy") {
 		t.Errorf("attached: own load %q (%v), warnings %q", tr.Health.OwnLoad, tr.Health.Samples[0].OwnLoad, tr.Warnings)
 	}
+	// A server on another machine: its load is not in this host's, so
+	// there is nothing to take off and nothing to say.
+	k4 := &Hook{Run: run.run, ReadFile: p.read, Interval: time.Hour, ServerGroup: func(context.Context) int { return 0 }, Pids: k.Pids,
+		SkipGPU: "the server is not on this machine"}
+	if tr = runTrial(t, k4, 0, nil); tr.Health.OwnLoad != "" {
+		t.Errorf("remote server: own load %q", tr.Health.OwnLoad)
+	}
 	// The server gone from /proc: a note, and the whole load counts.
 	k3 := &Hook{Run: run.run, ReadFile: p.read, Interval: time.Hour, ServerGroup: func(context.Context) int { return 4000 },
 		Pids: func() ([]int, error) { return nil, os.ErrPermission }}

@@ -116,10 +116,12 @@ func sub(a, b uint64) uint64 {
 }
 
 // ownNote is the trial's Health.OwnLoad: whose load is counted, or why
-// none is. "" when the hook is not asked to count it (no Pids).
+// none is. "" when the hook is not asked to count it (no Pids) and when
+// the server runs on another machine (SkipGPU): its load is not in this
+// host's, and the whole-load rule judges the client's host.
 func (k *Hook) ownNote(group int) string {
 	switch {
-	case k.Pids == nil:
+	case k.Pids == nil || k.SkipGPU != "":
 		return ""
 	case group > 0:
 		return OwnCounted
