@@ -51,11 +51,15 @@ type Hook struct {
 	// perfgate did not launch it; nil means never launched.
 	ServerGroup func(ctx context.Context) int
 	// Pids lists the host's processes (/proc's numeric entries). With it,
-	// every sample reads the CPU use of the launched server's process
-	// tree and of perfgate (/proc/<pid>/stat, /proc/self/stat,
-	// /proc/uptime through ReadFile), and the busy-host rule counts only
+	// every sample reads the load of the launched server's process tree
+	// and of perfgate (/proc/<pid>/stat, /proc/self/stat, /proc/uptime
+	// and schedstat through ReadFile), and the busy-host rule counts only
 	// the neighbours' load (ownload.go); nil judges the whole load.
 	Pids func() ([]int, error)
+	// Threads lists the threads of /proc/<proc> (a pid, or "self"):
+	// /proc/<proc>/task's entries. With it the own load is the time those
+	// threads were runnable (schedstat), else their CPU time (ownread.go).
+	Threads func(proc string) ([]int, error)
 	// Now is the clock of the own-load readings; nil is time.Now.
 	Now func() time.Time
 	// Interval between periodic samples (DefaultInterval when zero);
@@ -231,7 +235,7 @@ func (k *Hook) sample(ctx context.Context, tr *trial) (thinned bool) {
 		// A sample without it counts the whole load: the rule errs
 		// towards busy.
 		if own, err := k.ownSample(tr.serverGroup); err != nil {
-			notes = append(notes, "own CPU use not read, the whole load counted: "+err.Error())
+			notes = append(notes, "own load not read, the whole load counted: "+err.Error())
 		} else {
 			s.OwnLoad = own
 		}

@@ -3,6 +3,7 @@ package health
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,21 +15,22 @@ import (
 // CPU threads busy, well under a GPU runner's cores, but an engine that
 // infers on the CPU (ollama without a GPU) or the simulator on a 2-CPU
 // runner keeps the load above the cores by itself, and every trial would
-// read "runner busy". So the hook also reads the CPU time of the launched
-// server's process tree and of perfgate's own process at every sample,
-// damps it over the last minute as the kernel damps the load average
-// (OwnLoad), and the busy-host rule reads the load less that: only a
-// neighbour's load counts.
+// read "runner busy". So the hook also reads, at every sample, how long
+// the threads of the launched server's process tree and of perfgate's own
+// process were runnable (on a CPU or waiting for one: schedstat, what the
+// load average counts), damps it over the last minute as the kernel damps
+// the load average (OwnLoad), and the busy-host rule reads the load less
+// that: only a neighbour's load counts.
 //
-// Counting CPU time used, not tasks runnable, errs towards "busy": a task
-// that waits for a CPU counts in the load but uses none, so under
-// contention the server's share of the load exceeds its CPU use and the
-// difference is left to the neighbours. Without contention a task that
-// runs all the time counts one in both.
+// Where schedstat cannot be read the own load is CPU time used (utime +
+// stime), which errs towards "busy": a thread that waits for a CPU counts
+// in the load but uses none, so under contention the server's share of
+// the load exceeds its CPU use and the difference is left to the
+// neighbours.
 
 // Whose load Health.OwnLoad says was counted.
 const (
-	// OwnCounted: the samples' OwnLoad holds the CPU use of the launched
+	// OwnCounted: the samples' OwnLoad holds the load of the launched
 	// server's process tree (its process group and every descendant) and
 	// of perfgate's own process.
 	OwnCounted = "the launched server's process tree and perfgate"
@@ -65,17 +67,47 @@ func Damp(prev, cores, dt float64) float64 {
 // still counts once, in its parent. n is the number of processes counted
 // (0: the server is gone).
 func TreeCPU(stats map[int]ProcStat, group int) (ticks uint64, n int) {
+	for _, pid := range TreeMembers(stats, group) {
+		st := stats[pid]
+		ticks += st.CPU + st.Children
+		n++
+	}
+	return ticks, n
+}
+
+// TreeMembers are the pids in stats in the process group group or
+// descended from it (Owner's rule), in ascending order.
+func TreeMembers(stats map[int]ProcStat, group int) []int {
 	stat := func(pid int) (ProcStat, bool) {
 		st, ok := stats[pid]
 		return st, ok
 	}
+	var out []int
 	for pid, st := range stats {
 		if inTree(pid, st, group, stat) {
-			ticks += st.CPU + st.Children
-			n++
+			out = append(out, pid)
 		}
 	}
-	return ticks, n
+	slices.Sort(out)
+	return out
+}
+
+// ParseSchedstat reads /proc/<pid>/task/<tid>/schedstat: the thread's
+// time on a CPU and its time waiting on a run queue, in nanoseconds (the
+// third field, its time slices, is not needed). Their sum is the time the
+// thread was runnable, what the load average counts.
+func ParseSchedstat(data []byte) (run, wait uint64, err error) {
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0, 0, fmt.Errorf("schedstat: %d fields, want 3", len(f))
+	}
+	run, err1 := strconv.ParseUint(f[0], 10, 64)
+	wait, err2 := strconv.ParseUint(f[1], 10, 64)
+	// More than 2^62 ns (146 years) is no reading.
+	if err1 != nil || err2 != nil || run >= 1<<62 || wait >= 1<<62 {
+		return 0, 0, fmt.Errorf("schedstat: %q %q are not nanoseconds", clip(f[0]), clip(f[1]))
+	}
+	return run, wait, nil
 }
 
 // ParseUptime returns the seconds since boot of /proc/uptime.
@@ -100,7 +132,7 @@ func hostLoad(h *result.Health) (load float64, label, what, field string) {
 	switch h.OwnLoad {
 	case OwnCounted:
 		return s.MaxOtherLoad1, fmt.Sprintf("others' load above the %d CPUs", h.CPUs),
-			"the load average less the server's and perfgate's own CPU use", "health.summary.max_other_load1"
+			"the load average less the server's and perfgate's own load", "health.summary.max_other_load1"
 	case "":
 		return s.MaxLoad1, fmt.Sprintf("load above the %d CPUs", h.CPUs), "the load average", "health.summary.max_load1"
 	}

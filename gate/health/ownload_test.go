@@ -38,7 +38,7 @@ func TestBusyHostOwnLoad(t *testing.T) {
 		// Two busy loops beside the same server: 2 runnable tasks more,
 		// and the server gets less CPU, so less own load to take off.
 		{"a neighbour beside the server", OwnCounted, []result.HealthSample{own(3.0, 2.6), own(4.4, 1.3)},
-			[]string{"others' load above the 2 CPUs"}, "the load average less the server's and perfgate's own CPU use exceeded the 2 CPUs during the trial (health.summary.max_other_load1)"},
+			[]string{"others' load above the 2 CPUs"}, "the load average less the server's and perfgate's own load exceeded the 2 CPUs during the trial (health.summary.max_other_load1)"},
 		// A sample whose own load was not read counts whole: the rule
 		// errs towards busy.
 		{"own load not read in one sample", OwnCounted, []result.HealthSample{own(1.0, 0.9), host(2.5, 40000)},
@@ -220,7 +220,7 @@ func TestHookOwnLoad(t *testing.T) {
 	k3 := &Hook{Run: run.run, ReadFile: p.read, Interval: time.Hour, ServerGroup: func(context.Context) int { return 4000 },
 		Pids: func() ([]int, error) { return nil, os.ErrPermission }}
 	tr = runTrial(t, k3, 0, nil)
-	if n := strings.Join(tr.Health.Notes, "\n"); !strings.Contains(n, "own CPU use not read, the whole load counted: processes not listed") ||
+	if n := strings.Join(tr.Health.Notes, "\n"); !strings.Contains(n, "own load not read, the whole load counted: processes not listed") ||
 		!strings.Contains(strings.Join(tr.Warnings, ""), "host busy") {
 		t.Errorf("unlisted processes: notes %q, warnings %q", n, tr.Warnings)
 	}

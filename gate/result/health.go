@@ -45,8 +45,9 @@ type HealthSample struct {
 	MemAvailableMiB float64     `json:"mem_available_mib,omitempty"`
 	MemTotalMiB     float64     `json:"mem_total_mib,omitempty"`
 	GPUs            []GPUSample `json:"gpus,omitempty"`
-	// OwnLoad is the CPUs the server and perfgate kept busy, damped over
-	// the last minute as Load1 is, so Load1 - OwnLoad is the neighbours'
+	// OwnLoad is the threads of the server and perfgate that were
+	// runnable (or, where that is not readable, the CPUs they kept busy),
+	// damped over the last minute as Load1 is, so Load1 - OwnLoad is the neighbours'
 	// share of the load (Health.OwnLoad says whose; 0 when not read).
 	OwnLoad float64 `json:"own_load,omitempty"`
 }

@@ -54,7 +54,7 @@ func healthHook(url, mode string, scrub *redact.Scrubber) loadgen.TrialHook {
 	}
 	// What nvidia-smi and dmesg say can quote a command line: hide the
 	// secrets of the process's environment and arguments and the API key.
-	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Pids: procPids, Scrub: scrub}
+	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Pids: procPids, Threads: procThreads, Scrub: scrub}
 	if host, local := Local(url); !local {
 		k.SkipGPU = fmt.Sprintf("the server (%s) is not on this machine: its GPUs are not sampled, host health of the client only", host)
 	}

@@ -23,3 +23,19 @@ func procPids() ([]int, error) {
 	}
 	return pids, nil
 }
+
+// procThreads lists the threads of /proc/<proc> (a pid, or "self"), so
+// the own load counts the time they were runnable (their schedstat).
+func procThreads(proc string) ([]int, error) {
+	ents, err := os.ReadDir("/proc/" + proc + "/task")
+	if err != nil {
+		return nil, fmt.Errorf("listing the threads of /proc/%s: %w", proc, err)
+	}
+	tids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil && tid > 0 {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
+}
