@@ -26,6 +26,9 @@ func kernelsLine(e *verdict.Explanation, md bool) string {
 	if k.Error != "" {
 		return fmt.Sprintf("Kernel profile of %s: none (%s); the verdict does not depend on it.", name(k.Workload), name(k.Error))
 	}
+	if k.CandidateOnly {
+		return candidateKernels(k, md, name, path)
+	}
 	var ops []string
 	for i, op := range k.Ops {
 		if i == maxKernelsInline {
@@ -46,4 +49,30 @@ func kernelsLine(e *verdict.Explanation, md bool) string {
 	}
 	return fmt.Sprintf("%s in %s (one profiled trial per arm, %d and %d steps): %s. Traces: %s, %s.", lead, name(k.Workload),
 		k.BaselineSteps, k.CandidateSteps, strings.Join(ops, " · "), path(k.BaselineTrace), path(k.CandidateTrace))
+}
+
+// candidateKernels is the line of a profile with no baseline side (a gate
+// against a baseline recorded without profiling): the candidate's kernels
+// by time per step, and the note saying what would give a diff.
+func candidateKernels(k *verdict.KernelDiff, md bool, name, path func(string) string) string {
+	var ops []string
+	for i, op := range k.Ops {
+		if i == maxKernelsInline {
+			break
+		}
+		ops = append(ops, fmt.Sprintf("%s %s µs", name(op.Name), Number(op.Candidate)))
+	}
+	if len(ops) == 0 {
+		ops = append(ops, "no kernels recorded")
+	}
+	lead := "Kernels per engine step"
+	if md {
+		lead = "**" + lead + "**"
+	}
+	line := fmt.Sprintf("%s in %s, candidate only (one profiled trial, %d steps): %s. Trace: %s.", lead, name(k.Workload),
+		k.CandidateSteps, strings.Join(ops, " · "), path(k.CandidateTrace))
+	if k.Note != "" {
+		line += " " + name(k.Note)
+	}
+	return line
 }
