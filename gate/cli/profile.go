@@ -108,7 +108,7 @@ func (g *gateProfile) take(ctx context.Context, t pipeline.Trials, url, apiKey s
 		return fail("%v", err)
 	}
 	ops := &baseline.Ops{Schema: baseline.OpsSchema, Cell: m.Cell, Hash: m.Hash, Requests: len(bounded.Requests), Trace: path, Summary: *cand}
-	opsPath := filepath.Join(g.outDir, "profiles", result.FileName(m.Cell))
+	opsPath := filepath.Join(g.outDir, "profiles", "ops", result.FileName(m.Cell))
 	if err := baseline.WriteOpsFile(opsPath, ops); err != nil {
 		fmt.Fprintf(g.log, "perfgate: warning: %v\n", err)
 	}

@@ -97,7 +97,7 @@ func TestGateProfiles(t *testing.T) {
 	if err := result.Write(store.Path("e2e", cell), rs[0]); err != nil {
 		t.Fatal(err)
 	}
-	ops, err := baseline.ReadOpsFile(filepath.Join(dir, "base", "profiles", result.FileName(cell)))
+	ops, err := baseline.ReadOpsFile(filepath.Join(dir, "base", "profiles", "ops", result.FileName(cell)))
 	if err != nil || ops.Summary.Steps == 0 || ops.Hash != rs[0].Workload.Hash {
 		t.Fatalf("the baseline run's op summary: %+v %v", ops, err)
 	}
