@@ -78,7 +78,12 @@ func (t Trial) post(ctx context.Context, e engine.Endpoint) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s %s: %s %s", e.Method, e.Path, resp.Status, strings.TrimSpace(string(msg)))
+		err := fmt.Errorf("%s %s: %s %s", e.Method, e.Path, resp.Status, strings.TrimSpace(string(msg)))
+		if resp.StatusCode == http.StatusNotFound && t.Profiler.Enable != "" {
+			// vLLM serves the endpoints only when started for it.
+			err = fmt.Errorf("%w: %s", err, t.Profiler.Enable)
+		}
+		return err
 	}
 	return nil
 }
