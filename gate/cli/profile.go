@@ -67,20 +67,28 @@ func (g *gateProfile) after(ctx context.Context, t pipeline.Trials, url, apiKey 
 
 // take runs the profiled trial and builds the kernel section.
 func (g *gateProfile) take(ctx context.Context, t pipeline.Trials, url, apiKey string, m *workload.Manifest, eng engine.Name) *verdict.KernelDiff {
-	fail := func(format string, args ...any) *verdict.KernelDiff {
-		return &verdict.KernelDiff{Workload: m.Cell, Error: fmt.Sprintf(format, args...)}
+	ops, err := g.capture(ctx, t, url, apiKey, m, eng)
+	if err != nil {
+		return &verdict.KernelDiff{Workload: m.Cell, Error: err.Error()}
 	}
+	return g.diff(m, ops)
+}
+
+// capture runs the profiled trial of m, keeps its trace in the output
+// directory and its op summary in <output>/profiles/ops/<cell>.json (what
+// baseline update promotes), and returns the summary.
+func (g *gateProfile) capture(ctx context.Context, t pipeline.Trials, url, apiKey string, m *workload.Manifest, eng engine.Name) (*baseline.Ops, error) {
 	p, err := engine.Get(eng)
 	if err != nil || p.Profiler == nil {
-		return fail("engine %s serves no profiling endpoints (profiles need vLLM or SGLang, docs/engines.md)", eng)
+		return nil, fmt.Errorf("engine %s serves no profiling endpoints (profiles need vLLM or SGLang, docs/engines.md)", eng)
 	}
 	dir := g.traceDir(p.Profiler)
 	if dir == "" {
-		return fail("no trace directory: %s", p.Profiler.Enable)
+		return nil, fmt.Errorf("no trace directory: %s", p.Profiler.Enable)
 	}
 	before, err := listTraces(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fail("profiling.dir %s: %v", dir, err)
+		return nil, fmt.Errorf("profiling.dir %s: %v", dir, err)
 	}
 	seen := map[string]bool{}
 	for _, e := range before {
@@ -93,26 +101,26 @@ func (g *gateProfile) take(ctx context.Context, t pipeline.Trials, url, apiKey s
 	bounded := profiling.Bound(m, requests)
 	tr := profiling.Trial{URL: url, APIKey: apiKey, Profiler: p.Profiler, Trials: t}
 	if err := tr.Run(ctx, bounded); err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
 	found, err := waitTrace(ctx, dir, seen)
 	if err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
 	path, err := g.keep(filepath.Join(dir, found.Name))
 	if err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
 	cand, err := readTrace(path)
 	if err != nil {
-		return fail("%v", err)
+		return nil, err
 	}
 	ops := &baseline.Ops{Schema: baseline.OpsSchema, Cell: m.Cell, Hash: m.Hash, Requests: len(bounded.Requests), Trace: path, Summary: *cand}
 	opsPath := filepath.Join(g.outDir, "profiles", "ops", result.FileName(m.Cell))
-	if err := baseline.WriteOpsFile(opsPath, ops); err != nil {
+	if err := baseline.WriteOpsFile(opsPath, ops); err != nil && g.log != nil {
 		fmt.Fprintf(g.log, "perfgate: warning: %v\n", err)
 	}
-	return g.diff(m, ops)
+	return ops, nil
 }
 
 // diff compares the candidate's op summary with the baseline's stored

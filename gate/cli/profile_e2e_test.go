@@ -176,3 +176,45 @@ func TestProfileUnsupportedEngine(t *testing.T) {
 		t.Errorf("server.env: %q", d)
 	}
 }
+
+// TestRunProfilesForBaselines: `perfgate run --profiling always` keeps an
+// op summary per cell beside its results, and `baseline update` promotes
+// it beside the baseline, where gate finds it; --profiling on-regression
+// is refused (run has no verdict).
+func TestRunProfilesForBaselines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "traces")
+	srv, err := sim.NewServer(gateSimConfig(t), sim.Options{Profiles: func(name string) (io.WriteCloser, error) {
+		if err := os.MkdirAll(traces, 0o755); err != nil {
+			return nil, err
+		}
+		return os.Create(filepath.Join(traces, filepath.Base(name)))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	out := filepath.Join(dir, "run")
+	code, stdout, stderr := runCLI("run", "-w", gateWorkloads[0], "--url", ts.URL, "-o", out, "--trials", "3",
+		"--max-dispatch-lag-ms", "1000", "--profiling", "always", "--profiling-dir", traces)
+	if code != ExitPass || !strings.Contains(stdout, ": profile ") {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	store := baseline.Store{Root: filepath.Join(dir, "baselines")}
+	code, stdout, stderr = runCLI("baseline", "update", "--from", out, "--profile", "p", "--baselines", store.Root, "--min-trials", "3", "--accept-noisy")
+	if code != ExitPass {
+		t.Fatalf("baseline update: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	ops, err := baseline.ReadOpsFile(store.OpsPath("p", "decode-a"))
+	if err != nil || ops.Summary.Steps == 0 || !strings.Contains(stdout, store.OpsPath("p", "decode-a")) {
+		t.Errorf("promoted op summary: %+v %v\n%s", ops, err, stdout)
+	}
+	if code, _, stderr := runCLI("run", "-w", gateWorkloads[0], "--url", ts.URL, "-o", filepath.Join(dir, "r2"), "--profiling", "on-regresion"); code != ExitInvalid || !strings.Contains(stderr, `--profiling "on-regresion": want always or never`) {
+		t.Errorf("bad --profiling: exit %d %s", code, stderr)
+	}
+}
