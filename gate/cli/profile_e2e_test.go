@@ -123,6 +123,7 @@ func TestGateProfiles(t *testing.T) {
 	change := map[string]float64{}
 	for _, op := range k.Ops {
 		change[op.Name] = op.Change
+		t.Logf("%s: %.3g -> %.3g µs per step (%+.1f %%)", op.Name, op.Baseline, op.Candidate, op.Change)
 	}
 	if k.Ops[0].Name != "mlp" || change["mlp"] < 15 || change["attention"] < 15 || change["sampling"] > 3 || change["sampling"] < -3 {
 		t.Errorf("kernels %+v", k.Ops)
