@@ -128,14 +128,17 @@ func (g *gateProfile) capture(ctx context.Context, t pipeline.Trials, url, apiKe
 // what would give a diff.
 func (g *gateProfile) diff(m *workload.Manifest, cand *baseline.Ops) *verdict.KernelDiff {
 	storePath := g.store.OpsPath(g.profile, m.Cell)
+	// The comment names the file inside the baseline store, not on this
+	// runner's disk.
+	shown := filepath.ToSlash(filepath.Join(g.profile, "ops", result.FileName(m.Cell)))
 	base, err := baseline.ReadOpsFile(storePath)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return explain.CandidateKernels(m.Cell, cand.Trace, &cand.Summary, fmt.Sprintf("The baseline has no op summary (%s) to diff with: record the baselines with profiling.when: always and promote the run's profiles with them (perfgate baseline update --from the run's output).", storePath))
+		return explain.CandidateKernels(m.Cell, cand.Trace, &cand.Summary, fmt.Sprintf("The baseline has no op summary (%s in the baseline store) to diff with: record the baselines with profiling.when: always (perfgate run --profiling always) and promote the run with perfgate baseline update --from its output.", shown))
 	case err != nil:
-		return explain.CandidateKernels(m.Cell, cand.Trace, &cand.Summary, fmt.Sprintf("The baseline's op summary is unreadable (%v): record the baselines again with profiling.when: always.", err))
+		return explain.CandidateKernels(m.Cell, cand.Trace, &cand.Summary, fmt.Sprintf("The baseline's op summary is unreadable (%s): record the baselines again with profiling.when: always.", strings.ReplaceAll(err.Error(), storePath, shown)))
 	case base.Hash != cand.Hash || base.Requests != cand.Requests:
-		return explain.CandidateKernels(m.Cell, cand.Trace, &cand.Summary, fmt.Sprintf("The baseline's op summary (%s) profiled another version of the workload or another trial length (%d requests, this run %d): record the baselines again with profiling.when: always.", storePath, base.Requests, cand.Requests))
+		return explain.CandidateKernels(m.Cell, cand.Trace, &cand.Summary, fmt.Sprintf("The baseline's op summary (%s in the baseline store) profiled another version of the workload or another trial length (%d requests, this run %d): record the baselines again with profiling.when: always.", shown, base.Requests, cand.Requests))
 	}
 	return explain.Kernels(m.Cell, base.Trace, cand.Trace, &base.Summary, &cand.Summary, nil)
 }

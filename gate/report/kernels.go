@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/verdict"
@@ -15,6 +16,26 @@ const maxKernelsInline = 4
 // most, and the trace files; or why there is no profile. "" without one.
 // md escapes for markdown; otherwise the text is plain.
 func kernelsLine(e *verdict.Explanation, md bool) string {
+	return kernelsLineShown(e, md, nil)
+}
+
+// kernelsLineIn is kernelsLine for d's report: trace files are named as
+// the report names every file (shownPath: relative to the artifact, or
+// by file name), so no path of a runner's disk reaches the comment.
+func kernelsLineIn(d *Data, md bool) string {
+	e := d.Comparison.Explanation
+	if e != nil && e.Kernels != nil && e.Kernels.Error != "" && d.OutDir != "" {
+		// An error names the trace as the runner saw it: inside the
+		// artifact, the reader finds it relative to the output directory.
+		k, c := *e.Kernels, *e
+		k.Error = strings.ReplaceAll(k.Error, filepath.Clean(d.OutDir)+string(filepath.Separator), "")
+		c.Kernels = &k
+		e = &c
+	}
+	return kernelsLineShown(e, md, func(p string) string { return shownPath(d, p) })
+}
+
+func kernelsLineShown(e *verdict.Explanation, md bool, shown func(string) string) string {
 	if e == nil || e.Kernels == nil {
 		return ""
 	}
@@ -22,6 +43,10 @@ func kernelsLine(e *verdict.Explanation, md bool) string {
 	name, path := plain, plain
 	if md {
 		name, path = Escape, Code
+	}
+	if shown != nil {
+		code := path
+		path = func(p string) string { return code(shown(p)) }
 	}
 	if k.Error != "" {
 		return fmt.Sprintf("Kernel profile of %s: none (%s); the verdict does not depend on it.", name(k.Workload), name(k.Error))

@@ -23,3 +23,30 @@ func TestKernelsCandidateOnly(t *testing.T) {
 		t.Errorf("markdown %s", md)
 	}
 }
+
+// TestKernelsNameArtifactPaths: in a report the traces are named inside
+// the artifact, and a trace from another machine (a baseline's, recorded
+// by the nightly run) by its file name: no runner path in a comment.
+func TestKernelsNameArtifactPaths(t *testing.T) {
+	d := &Data{OutDir: "/runner/work/out", Comparison: &verdict.Comparison{Explanation: &verdict.Explanation{Kernels: &verdict.KernelDiff{
+		Workload: "w", BaselineTrace: "/home/nightly/out/profiles/base.pt.trace.json.gz", CandidateTrace: "/runner/work/out/profiles/cand.pt.trace.json.gz",
+		BaselineSteps: 1, CandidateSteps: 1, Ops: []verdict.KernelChange{{Name: "mlp", Baseline: 1, Candidate: 2, Change: 100}}}}}}
+	got := kernelsLineIn(d, true)
+	if !strings.Contains(got, "Traces: `base.pt.trace.json.gz`, `profiles/cand.pt.trace.json.gz`.") || strings.Contains(got, "/runner") || strings.Contains(got, "/home") {
+		t.Errorf("got %s", got)
+	}
+}
+
+// TestKernelsErrorInsideArtifact: a failed profile's note names the trace
+// inside the artifact.
+func TestKernelsErrorInsideArtifact(t *testing.T) {
+	d := &Data{OutDir: "/runner/work/out/", Comparison: &verdict.Comparison{Explanation: &verdict.Explanation{Kernels: &verdict.KernelDiff{
+		Workload: "w", Error: "trace /runner/work/out/profiles/x.json: data after the trace's closing bracket"}}}}
+	want := "Kernel profile of w: none (trace profiles/x.json: data after the trace's closing bracket); the verdict does not depend on it."
+	if got := kernelsLineIn(d, false); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if d.Comparison.Explanation.Kernels.Error != "trace /runner/work/out/profiles/x.json: data after the trace's closing bracket" {
+		t.Error("rendering changed the comparison")
+	}
+}
