@@ -44,8 +44,10 @@ func (p *profiles) open(name string) (io.WriteCloser, error) {
 // verdict is already decided and never depends on a profile.
 func profileArms(ctx context.Context, srv *sim.Server, url string, trials pipeline.Trials, p *profiles, o Options, c *verdict.Comparison, progress io.Writer) *verdict.KernelDiff {
 	m := profiling.Choose(c, o.Manifests, o.Profile)
-	if m == nil && len(o.Manifests) > 0 {
-		m = o.Manifests[0] // profile: always on a pass (or a worst cell the mode skips)
+	if m == nil {
+		// The demo was asked to profile: the worst regressed cell, else
+		// the first one a profile can run.
+		m = profiling.Choose(c, o.Manifests, trace.Always)
 	}
 	if m == nil {
 		return &verdict.KernelDiff{Error: "no workload to profile"}

@@ -110,21 +110,40 @@ func ModeOf(m *workload.Manifest, def trace.Mode) trace.Mode {
 }
 
 // Choose is the workload a gate profiles after its verdict, nil for
-// none: the worst regressed workload (explain.Worst) when its mode wants
-// a profile of a regression; otherwise, whatever the verdict, the first
-// serving workload whose mode is always.
+// none: the worst regressed workload (explain.Worst), else the next
+// regressed one, whose mode wants a profile of a regression; otherwise,
+// whatever the verdict, the first workload whose mode is always. Only
+// fixed-load serving cells are profiled: a capacity or share-of-saturation
+// cell would search for its load inside the profile, and a command cell
+// sends no request.
 func Choose(c *verdict.Comparison, ms []*workload.Manifest, def trace.Mode) *workload.Manifest {
-	if worst := explain.Worst(c); worst != "" {
-		for _, m := range ms {
-			if m.Cell == worst && ModeOf(m, def).Want(true) {
-				return m
+	byCell := map[string]*workload.Manifest{}
+	for _, m := range ms {
+		if profilable(m) {
+			byCell[m.Cell] = m
+		}
+	}
+	regressed := []string{explain.Worst(c)}
+	if c != nil {
+		for _, cell := range c.Cells {
+			if cell.Gated && cell.Outcome == verdict.Regression {
+				regressed = append(regressed, cell.Workload)
 			}
 		}
 	}
+	for _, cell := range regressed {
+		if m := byCell[cell]; m != nil && ModeOf(m, def).Want(true) {
+			return m
+		}
+	}
 	for _, m := range ms {
-		if !m.IsCommand() && ModeOf(m, def) == trace.Always {
+		if profilable(m) && ModeOf(m, def) == trace.Always {
 			return m
 		}
 	}
 	return nil
+}
+
+func profilable(m *workload.Manifest) bool {
+	return !m.IsCommand() && !m.IsCapacity() && m.SaturationShare == 0
 }

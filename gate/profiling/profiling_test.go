@@ -24,6 +24,9 @@ func TestChoose(t *testing.T) {
 	pass := &verdict.Comparison{}
 	alwaysA := &workload.Manifest{Cell: "a", Profiling: trace.Always}
 	neverB := &workload.Manifest{Cell: "b", Profiling: trace.Never}
+	capB := &workload.Manifest{Cell: "b", Kind: workload.KindCapacity}
+	shareB := &workload.Manifest{Cell: "b", SaturationShare: 0.8}
+	regressedCapAndA := &verdict.Comparison{Cells: []verdict.Cell{{Workload: "b", Gated: true, Outcome: verdict.Regression}, {Workload: "a", Gated: true, Outcome: verdict.Regression}}}
 	for _, tc := range []struct {
 		name string
 		c    *verdict.Comparison
@@ -37,6 +40,8 @@ func TestChoose(t *testing.T) {
 		{"pass, always: the first serving one", pass, []*workload.Manifest{cmd, a, b}, trace.Always, "a"},
 		{"the workload's never overrides the file", regressedB, []*workload.Manifest{a, neverB}, trace.OnRegression, ""},
 		{"the workload's always overrides never", regressedB, []*workload.Manifest{alwaysA, neverB}, trace.Never, "a"},
+		{"a capacity cell is skipped for the next regressed one", regressedCapAndA, []*workload.Manifest{a, capB}, trace.OnRegression, "a"},
+		{"a share-of-saturation cell is not profiled", regressedB, []*workload.Manifest{shareB}, trace.Always, ""},
 	} {
 		got := ""
 		if m := Choose(tc.c, tc.ms, tc.def); m != nil {
