@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/session"
+	"github.com/perfgate/perfgate/gate/trace"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -213,6 +214,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 	var prof *gateProfile      // the kernel profile (profile.go)
 	switch {
 	case o.from != "":
+		if cfg.Profiling.Mode() != trace.Never {
+			fmt.Fprintf(s.Err, "perfgate: warning: profiling.when %s: --from judges results on disk with no server to profile; profile in the shards' gate runs\n", cfg.Profiling.Mode())
+		}
 		out, err = gateJudge(o.from, baselines, manifests, policy)
 		if err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
