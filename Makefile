@@ -26,8 +26,9 @@ conformance: ## the simulator against the official OpenAI Go client (own module,
 demo: ## see the gate catch a decode slowdown on the simulator (about 30 s)
 	$(GO) run ./cmd/perfgate demo
 
-actionlint: ## lint action.yml and every workflow (actionlint + shellcheck)
+actionlint: ## lint action.yml, every workflow and the workflows `perfgate init` writes (actionlint + shellcheck)
 	bash .ci/actionlint.sh
+	bash .ci/actionlint-init.sh
 
 act-selftest: ## run the self-test workflow through action.yml with nektos/act against a fake GitHub API
 	bash .ci/act-selftest.sh
