@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/git"
 	"github.com/perfgate/perfgate/gate/gitstore"
 )
 
@@ -24,7 +25,7 @@ func initStore(ctx context.Context, s *Streams, o initOptions) (setting string, 
 	if o.branch == "" {
 		return o.baselines, baseline.Store{Root: filepath.Join(o.dir, o.baselines)}, ""
 	}
-	if _, ok := findCheckout(ctx, o.dir, s.environ()); !ok {
+	if _, ok := git.Find(ctx, o.dir, s.environ()); !ok {
 		fmt.Fprintf(s.Err, "perfgate: init: %s is not a git checkout: the baselines stay in %s in the tree (baselines: %s); to keep them on the branch %s as the nightly does, run init in the repository\n",
 			o.dir, o.baselines, o.baselines, o.branch)
 		return o.baselines, baseline.Store{Root: filepath.Join(o.dir, o.baselines)}, ""
