@@ -53,6 +53,14 @@ func TestRunErrorHidesSecrets(t *testing.T) {
 	if !strings.Contains(err.Error(), "git fetch") {
 		t.Errorf("error does not name the call: %v", err)
 	}
+	// A command that prints the environment's token on stderr (a
+	// credential helper's complaint): the first line is kept, the token
+	// is not.
+	r.Environ = append(r.Environ, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=alias.leak", "GIT_CONFIG_VALUE_0=!echo \"auth failed for $GITHUB_TOKEN\" >&2; exit 1")
+	_, err = r.Run(context.Background(), "leak")
+	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "auth failed for") {
+		t.Errorf("error %v: want git's line without the token", err)
+	}
 }
 
 // TestRunTimesOut: a call past Repo.Timeout is stopped and says so.
