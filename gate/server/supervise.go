@@ -16,7 +16,9 @@ import (
 // *HealthError. The server is stopped when fn returns. The returned error
 // is the server's failure when there was one (a run cut short by a dead
 // server must report the server, not "context canceled"), else fn's error,
-// else Stop's.
+// else Stop's. Before stopping the server it looks at it once more
+// (finalLook), so a server that died as fn's last requests failed is this
+// run's failure, not hidden by the SIGTERM.
 //
 // This is the whole of what `perfgate run` and `perfgate gate` need to own
 // a candidate server: run the trials inside fn against info.URL, and treat
