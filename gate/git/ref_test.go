@@ -1,6 +1,7 @@
 package git
 
 import (
+	"math/rand/v2"
 	"os/exec"
 	"strings"
 	"testing"
@@ -107,4 +108,39 @@ func FuzzValidRev(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestValidBranchAgreesWithGitOnRandomNames: 300 seeded names over the
+// characters the rules turn on, each asked of git as well. The table above
+// holds the cases by rule; this catches a combination it forgot.
+func TestValidBranchAgreesWithGitOnRandomNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("300 git calls (-short)")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	const alphabet = "aab./@{}-~^:*[\\ lockxyz"
+	rng := rand.New(rand.NewPCG(19, 1))
+	accepted := 0
+	for i := 0; i < 300; i++ {
+		b := make([]byte, 1+rng.IntN(8))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		name := string(b)
+		if name == "@" || name == "HEAD" || strings.HasPrefix(name, "-") {
+			continue // perfgate's own additions, see ValidBranch
+		}
+		gitOK := exec.Command("git", "check-ref-format", "refs/heads/"+name).Run() == nil
+		if ours := ValidBranch(name) == nil; ours != gitOK {
+			t.Errorf("%q: ValidBranch says %v, git check-ref-format says %v", name, ours, gitOK)
+		}
+		if gitOK {
+			accepted++
+		}
+	}
+	if accepted < 30 || accepted > 270 {
+		t.Errorf("git accepted %d of 300 names: the sample no longer tests both sides", accepted)
+	}
 }
