@@ -3,7 +3,8 @@ package benchcli
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -309,11 +310,7 @@ func requestBlocks(w *writer, a Args, notes *[]string) error {
 			}
 			m[k] = v
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(m))
 		w.line("headers:")
 		for _, k := range keys {
 			if redact.Name(k) || redact.Text(m[k]) != m[k] {

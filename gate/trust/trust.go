@@ -12,6 +12,8 @@ package trust
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -214,11 +216,7 @@ func baselineNames(bs []*result.Result, chosen map[string]string, mergeBase stri
 		when[sha] = at
 		how[sha] = chosen[b.Workload.Cell]
 	}
-	shas := make([]string, 0, len(byCommit))
-	for sha := range byCommit {
-		shas = append(shas, sha)
-	}
-	sort.Strings(shas)
+	shas := slices.Sorted(maps.Keys(byCommit))
 	var out []string
 	for _, sha := range shas {
 		what := "the newest baseline"

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,7 +158,7 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 		o.add("ramp_up_start_rps", r.StartRPS)
 		o.add("ramp_up_end_rps", r.EndRPS)
 	}
-	for _, k := range sortedKeys(fp) {
+	for _, k := range slices.Sorted(maps.Keys(fp)) {
 		if m, ok := strings.CutPrefix(k, result.MetaPrefix); ok && !knownKeys[m] {
 			o.add(m, fp[k])
 		}
@@ -239,15 +241,6 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ordered is a JSON object that keeps insertion order, so exported files
