@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -147,14 +146,7 @@ func Before(in Input, p *verdict.Policy) (*Side, []*result.Result) {
 // gatedOf lists the metrics gated for b's cell, sorted.
 func gatedOf(p *verdict.Policy, b *result.Result) []string {
 	rules, _ := p.Resolve(b.Workload.Spec)
-	var gated []string
-	for id, r := range rules {
-		if r.Gated {
-			gated = append(gated, id)
-		}
-	}
-	sort.Strings(gated)
-	return gated
+	return verdict.GatedIDs(rules)
 }
 
 // recent keeps the sessions promoted less than days before the session

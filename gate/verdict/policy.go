@@ -294,3 +294,16 @@ func (p *Policy) resolve(spec json.RawMessage) (*cellRules, error) {
 	}
 	return cr, nil
 }
+
+// GatedIDs lists, sorted, the metric ids that rules (as Resolve returns
+// them) gate.
+func GatedIDs(rules map[string]Rule) []string {
+	var out []string
+	for id, r := range rules {
+		if r.Gated {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
