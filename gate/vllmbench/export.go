@@ -2,6 +2,7 @@ package vllmbench
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,7 +126,7 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 		backend = "perfgate"
 	}
 	o.add("backend", backend)
-	if ep := firstNonEmpty(fp[result.KeyBenchEndpoint], shape.endpoint); ep != "" {
+	if ep := cmp.Or(fp[result.KeyBenchEndpoint], shape.endpoint); ep != "" {
 		o.add("endpoint_type", ep)
 	}
 	o.add("label", nilIfEmpty(fp[result.KeyBenchLabel]))
@@ -225,15 +226,6 @@ func firstValue(v map[string]float64, id string, fallback float64) float64 {
 		return x
 	}
 	return fallback
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func nilIfEmpty(s string) any {
