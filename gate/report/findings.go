@@ -36,7 +36,7 @@ func findings(d *Data, md bool) string {
 			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), md))
 		}
 	}
-	if k := kernelsLine(e, md); k != "" {
+	if k := kernelsLineIn(d, md); k != "" {
 		if md {
 			b.WriteString("\n")
 		}
