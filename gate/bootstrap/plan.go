@@ -135,15 +135,17 @@ type Plan struct {
 // StoredDesign is the verdict's design of a stored-baseline check of m
 // with n trials per arm against a baseline of sessions sessions.
 func StoredDesign(m Metric, r Rules, n, sessions int) verdict.Design {
-	return verdict.Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: sessions, Noise: m.Noise,
-		Absolute: m.Absolute, Tolerance: m.Tolerance, Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+	return verdict.Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: sessions, Noise: m.Noise, Criterion: r.criterion(m)}
 }
 
 // ABDesign is the A/B's design of m with blocks restarted blocks.
 func ABDesign(m Metric, r Rules, blocks int) ab.Design {
-	return ab.Design{Blocks: blocks, BlockTrials: r.BlockTrials, Within: m.Noise.WithinVar, Between: m.Noise.BetweenVar,
-		BetweenDF: m.Noise.BetweenDF, Absolute: m.Absolute, Tolerance: m.Tolerance,
-		Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+	return ab.Design{Blocks: blocks, BlockTrials: r.BlockTrials, Noise: m.Noise, Criterion: r.criterion(m)}
+}
+
+// criterion is the rule both designs of m are judged by.
+func (r Rules) criterion(m Metric) verdict.Criterion {
+	return verdict.Criterion{Absolute: m.Absolute, Tolerance: m.Tolerance, Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
 }
 
 // Decide chooses the PR check. A stored baseline is the cheapest check

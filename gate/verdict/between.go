@@ -2,7 +2,9 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -130,7 +132,7 @@ func poolBetween(cells []*pendingCell, noise []Noise, p *Policy) (defaulted, ass
 		if pooledDF > 0 {
 			pr = varPrior{V: pooled / pooledDF, DF: pooledDF}
 		}
-		source := strings.Join(sortedSet(srcs), ",")
+		source := strings.Join(slices.Sorted(maps.Keys(srcs)), ",")
 		usedDefault, usedAssumed := false, false
 		for _, pc := range g {
 			switch {
@@ -159,15 +161,6 @@ func poolBetween(cells []*pendingCell, noise []Noise, p *Policy) (defaulted, ass
 		}
 	}
 	return defaulted, assumed
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // betweenWarnings are the comparison-level caveats of poolBetween.

@@ -222,18 +222,12 @@ func summariseArm(v []float64, abs bool) Arm {
 	return a
 }
 
-// mean and variance use montanaflynn/stats, whose sums are scaled so that
-// large values (token counts per minute, say) neither overflow nor lose
-// precision; the verdict only adds its conventions for short inputs.
-
-// mean is the arithmetic mean; 0 for no values.
-func mean(x []float64) float64 {
-	m, err := stats.Mean(x)
-	if err != nil {
-		return 0
-	}
-	return m
-}
+// mean is the module's one arithmetic mean (metrics.MeanOf: 0 for no
+// values); variance uses montanaflynn/stats as MeanOf does, whose sums are
+// scaled so that large values (token counts per minute, say) neither
+// overflow nor lose precision; the verdict only adds its conventions for
+// short inputs.
+func mean(x []float64) float64 { return metrics.MeanOf(x) }
 
 // variance is the unbiased sample variance; 0 for fewer than 2 values.
 func variance(x []float64) float64 {

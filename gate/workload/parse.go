@@ -153,13 +153,8 @@ func (d *decoder) workload(n *yaml.Node) *File {
 		case "description":
 			f.Description = d.text(v, "description")
 		case "api":
-			n0 := len(d.errs)
-			switch s := d.str(v, "api"); {
-			case len(d.errs) > n0:
-			case s == string(Completions) || s == string(Chat):
+			if s := d.oneOf(v, "api", string(Completions), string(Chat)); s != "" {
 				f.API = API(s)
-			default:
-				d.errorf(v.Line, "api must be completions or chat, got %q", s)
 			}
 		case "model":
 			f.Model = d.text(v, "model")
