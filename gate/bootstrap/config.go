@@ -86,7 +86,12 @@ func Config(s Setup, p *Plan) []byte {
 	if p != nil {
 		w(" (init: what the\n  # tolerances need)")
 	}
-	w(".\n  min: %d\n  max: %d\n  budget: 30m\n\n", trials, 2*trials)
+	w(".\n  min: %d\n  max: %d\n  budget: 30m\n", trials, 2*trials)
+	if p != nil && p.Mode == Restarted {
+		w("  # Server starts the first trials are spread over (perfgate launches the\n  # server): each is a session, so the between-session noise shrinks as\n  # 1/restarts without a second build (docs/statistics.md, Restarts).\n")
+		w("  restarts: %d\n", p.Restarts)
+	}
+	w("\n")
 	w("calibrate:\n  # perfgate calibrate: server starts and trials per start. It writes\n  # baselines/<profile>/calibration/noise.json (docs/calibrate.md).\n")
 	w("  restarts: %d\n  trials: %d\n", s.Restarts, s.TrialsPerRestart)
 	if p != nil && p.Mode == AB {

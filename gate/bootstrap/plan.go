@@ -44,6 +44,9 @@ type Rules struct {
 	// BlockTrials is the trials of every workload per A/B block; MaxBlocks
 	// the most blocks an A/B check may need to be chosen.
 	BlockTrials, MaxBlocks int
+	// MaxRestarts is the most server starts per arm a restarted stored
+	// check may use (trials.restarts; restarts.go); below 2: none.
+	MaxRestarts int
 	// MaxGPU is the most GPU time one PR check may cost (0: no bound).
 	MaxGPU time.Duration
 	// Nightlies is the baseline history the "more" column looks ahead to:
@@ -56,9 +59,10 @@ type Rules struct {
 const MaxTolerance = 0.5
 
 // DefaultRules are init's bounds: up to 30 trials per arm, 2 trials per
-// block and at most 64 blocks, a week of nightlies.
+// block and at most 64 blocks, up to 8 server starts per arm, a week of
+// nightlies.
 func DefaultRules() Rules {
-	return Rules{MinTrials: 5, MaxTrials: 30, BlockTrials: ab.DefaultBlockTrials, MaxBlocks: 64, Nightlies: 7}
+	return Rules{MinTrials: 5, MaxTrials: 30, BlockTrials: ab.DefaultBlockTrials, MaxBlocks: 64, MaxRestarts: 8, Nightlies: 7}
 }
 
 // Costs are what calibration measured: one server start (launch, ready,
@@ -77,6 +81,10 @@ const (
 	// AB runs the PR build and its merge base's in interleaved blocks on
 	// the same runner (perfgate ab), which cancels per-start offsets.
 	AB Mode = "ab"
+	// Restarted compares with a stored baseline, both arms measured over
+	// Plan.Restarts server starts (trials.restarts), which averages the
+	// session offsets of one build without a second one.
+	Restarted Mode = "stored-restarts"
 	// Widened compares with a stored baseline at tolerances raised to what
 	// calibration shows decidable: neither check decides the configured
 	// ones within the bounds.
@@ -98,8 +106,10 @@ func (o Outcome) Decidable(tol float64) bool { return o.PassTolerance <= tol*(1+
 // Row is one gated metric under both checks, and what more would buy.
 type Row struct {
 	Metric
-	// Stored at Plan.Trials per arm, AB at Plan.Blocks blocks.
-	Stored, AB Outcome
+	// Stored at Plan.Trials per arm, AB at Plan.Blocks blocks, Restarts
+	// at Plan.RestartTrials over Plan.Restarts starts per arm (zero
+	// Outcome when no restarted check was found).
+	Stored, AB, Restarts Outcome
 	// MoreTrials is the stored check at twice the trials, MoreBlocks the
 	// A/B at twice the blocks, History the stored check once the baseline
 	// holds Rules.Nightlies sessions.
@@ -119,6 +129,11 @@ type Plan struct {
 	// of blocks reaches the tolerances).
 	StoredGPU, ABGPU time.Duration
 	ABCostBlocks     int
+	// Restarts and RestartTrials are the cheapest restarted stored check
+	// that decides every gated metric (0: none within the bounds), and
+	// RestartsGPU its GPU time per PR check (start-ups at Costs.Startup).
+	Restarts, RestartTrials int
+	RestartsGPU             time.Duration
 	// Tolerances are the tolerances the check runs at, per metric id (the
 	// largest over cells when widened): what perfgate.yaml gets.
 	Tolerances map[string]float64
@@ -199,10 +214,28 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		return c.Startup + time.Duration(trials)*c.Trial
 	}
 	worst, need := worstStored(ms, r)
+	if p.Trials == 0 && r.MaxRestarts >= 2 {
+		p.Restarts, p.RestartTrials = restartsPlan(ms, r, c)
+		if p.Restarts > 0 {
+			p.RestartsGPU = restartsCost(c, p.Restarts, p.RestartTrials)
+		}
+	}
+	restartsWin := p.Restarts > 0 && (r.MaxGPU == 0 || p.RestartsGPU <= r.MaxGPU) &&
+		(p.Blocks == 0 || p.RestartsGPU <= cost(AB, 0, p.Blocks))
 	switch {
 	case p.Trials > 0:
 		p.Mode = Stored
 		p.Why = fmt.Sprintf("a stored baseline decides every gated metric at its tolerance with %d trials per arm (an unchanged build passes each in at least 90 %% of runs): one server start per PR is the cheapest check", p.Trials)
+	case restartsWin:
+		p.Mode = Restarted
+		p.Trials = p.RestartTrials
+		abText := "no A/B of up to " + fmt.Sprint(r.MaxBlocks) + " blocks does"
+		if p.Blocks > 0 {
+			abText = fmt.Sprintf("the A/B that would (%d blocks) costs %s per PR plus building the merge base", p.Blocks, cost(AB, 0, p.Blocks).Round(time.Second))
+		}
+		p.Why = fmt.Sprintf("the between-session noise of %s %s (CV %.1f %%) keeps one candidate session from passing an unchanged build at its %s tolerance with up to %d trials (%s); %d trials spread over %d server starts on each arm (trials.restarts: %d) average the session offsets and decide every gated metric for %s of GPU time per PR, while %s",
+			worst.Cell, worst.Label, 100*cv(worst.Noise.BetweenVar, worst.Absolute), pct(worst.Tolerance, worst.Absolute), r.MaxTrials, needs(need, worst.Absolute),
+			p.RestartTrials, p.Restarts, p.Restarts, p.RestartsGPU.Round(time.Second), abText)
 	case p.Blocks > 0 && (r.MaxGPU == 0 || cost(AB, 0, p.Blocks) <= r.MaxGPU):
 		p.Mode = AB
 		// The first baseline (the nightly's start) and the stored
@@ -241,6 +274,9 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 			row.Stored = outcome(StoredDesign(row.Metric, r, p.Trials, 1), row.Metric)
 		}
 		row.AB = outcome(ABDesign(row.Metric, r, blocks), row.Metric)
+		if p.Restarts > 0 {
+			row.Restarts = outcome(RestartsDesign(row.Metric, r, p.RestartTrials, p.Restarts), row.Metric)
+		}
 		row.MoreTrials = outcome(StoredDesign(row.Metric, r, 2*p.Trials, 1), row.Metric)
 		row.MoreBlocks = outcome(ABDesign(row.Metric, r, 2*blocks), row.Metric)
 		row.History = outcome(StoredDesign(row.Metric, r, p.Trials, r.Nightlies), row.Metric)

@@ -49,6 +49,11 @@ func TestDecide(t *testing.T) {
 		// 0 of 300), the interleaved A/B does.
 		{"session noise", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03)}, 0, AB,
 			[]string{"between-session noise of chat tpot_ms.p50 (CV 2.0 %)", "interleaved A/B", "blocks"}, nil},
+		// Between-session CV 2 % at a 5 % tolerance: 8 trials over 4
+		// server starts per arm decide it from one build, at a third of
+		// the A/B's 12 blocks' GPU time.
+		{"restarts", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.05)}, 0, Restarted,
+			[]string{"over 4 server starts on each arm (trials.restarts: 4)", "10m40s of GPU time per PR", "the A/B that would (12 blocks) costs 32m0s"}, nil},
 		// The same, with a GPU budget the A/B exceeds: stored at widened
 		// tolerances, saying what the A/B would have cost.
 		{"budget", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03)}, time.Minute, Widened,
@@ -104,6 +109,8 @@ func TestDecide(t *testing.T) {
 				switch p.Mode {
 				case AB:
 					o = row.AB
+				case Restarted:
+					o = row.Restarts
 				default:
 					o = row.Stored
 				}
