@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Setup is what init was told or detected: everything perfgate.yaml says
@@ -18,6 +20,11 @@ type Setup struct {
 	Engine string
 	// ServerCommand launches the server, one argument per element.
 	ServerCommand []string
+	// ServerEnv is init's --server-env (NAME=value): the PR check, the
+	// nightly and the release launch the server with it too. A secret
+	// (redact.Name) is not written, only named: the launched server
+	// inherits it from the runner's environment.
+	ServerEnv []string
 	// Restarts and TrialsPerRestart are the calibration's.
 	Restarts, TrialsPerRestart int
 }
@@ -49,6 +56,7 @@ func Config(s Setup, p *Plan) []byte {
 		w("%s", strconv.Quote(a))
 	}
 	w("]\n")
+	writeEnv(w, s.ServerEnv)
 	if s.Engine != "" {
 		w("  # Detected from the command.\n  engine: %s\n", s.Engine)
 	} else {
@@ -149,4 +157,25 @@ func tolerance(t float64) string {
 		return strconv.FormatFloat(t, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(100*t, 'f', -1, 64) + "%"
+}
+
+// writeEnv writes server.env: the entries that hold no secret, and a
+// comment naming the ones left out, which the server inherits from the
+// runner's environment instead (a committed file must not hold a token).
+func writeEnv(w func(string, ...any), env []string) {
+	var kept, secret []string
+	for _, e := range env {
+		name, value, _ := strings.Cut(e, "=")
+		if redact.EnvValue(name, value) != value {
+			secret = append(secret, name)
+			continue
+		}
+		kept = append(kept, strconv.Quote(e))
+	}
+	if len(kept) > 0 {
+		w("  env: [%s]\n", strings.Join(kept, ", "))
+	}
+	if len(secret) > 0 {
+		w("  # Not written here (secrets): %s; set them in the runner's environment\n  # (a job env: from secrets), which the launched server inherits.\n", strings.Join(secret, ", "))
+	}
 }
