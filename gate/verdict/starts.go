@@ -33,24 +33,39 @@ func trialStarts(r *result.Result) map[int]int {
 	return out
 }
 
-// candSessions splits the candidate's values by server start, in the
-// order the starts first appear; one session when the trials carry no
-// start.
-func (pc *pendingCell) candSessions() [][]float64 {
+// candGroup is one server start's candidate values and trial indices.
+type candGroup struct {
+	x   []float64
+	idx []int
+}
+
+// candGroups splits the candidate's values by server start, in the order
+// the starts first appear; one group when the trials carry no start.
+func (pc *pendingCell) candGroups() []candGroup {
 	if len(pc.cstart) == 0 || len(pc.ic) != len(pc.xc) {
-		return [][]float64{pc.xc}
+		return []candGroup{{pc.xc, pc.ic}}
 	}
 	pos := map[int]int{}
-	var out [][]float64
+	var out []candGroup
 	for i, v := range pc.xc {
 		s := pc.cstart[pc.ic[i]]
 		k, ok := pos[s]
 		if !ok {
 			k = len(out)
 			pos[s] = k
-			out = append(out, nil)
+			out = append(out, candGroup{})
 		}
-		out[k] = append(out[k], v)
+		out[k].x, out[k].idx = append(out[k].x, v), append(out[k].idx, pc.ic[i])
+	}
+	return out
+}
+
+// candSessions is the candidate's values by server start (candGroups).
+func (pc *pendingCell) candSessions() [][]float64 {
+	gs := pc.candGroups()
+	out := make([][]float64, len(gs))
+	for i, g := range gs {
+		out[i] = g.x
 	}
 	return out
 }
