@@ -74,7 +74,7 @@ func TestDayOneRates(t *testing.T) {
 	simStartup := measureStartup(t, sim)
 	type tally struct {
 		runs, pass, named int
-		scaled, wall     time.Duration
+		scaled, wall      time.Duration
 	}
 	measure := func(label, serverCmd string) tally {
 		var tl tally
