@@ -236,7 +236,7 @@ func (pc *pendingCell) limit(w, tH, q float64, p *Policy) {
 		if pc.betweenSource == "default" || pc.betweenSource == "assumed" {
 			ways = append(ways, "`perfgate calibrate` (measure the between-session noise)")
 		}
-		ways = append(ways, "more baseline sessions (a history segment)", "`perfgate ab` (both builds in one session)",
+		ways = append(ways, "more baseline sessions (a history segment)", "`trials.restarts` (the candidate over several starts of a server perfgate launches)", "`perfgate ab` (both builds in one session)",
 			fmt.Sprintf("a tolerance of at least %s (an unchanged build would pass 90 %% of runs)", pc.format(cell.PassTolerance)))
 		cell.Warnings = append(cell.Warnings, fmt.Sprintf("more trials cannot decide this cell: between-session noise (%s per session) alone keeps it undecided; what would decide it: %s",
 			pc.format(pc.scale(math.Sqrt(pc.between))), strings.Join(ways, ", ")))

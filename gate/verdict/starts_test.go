@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -42,5 +43,21 @@ func TestCandidateStarts(t *testing.T) {
 	// within-session spread pooled around each start's mean is smaller.
 	if c2.Noise.Sigma >= c1.Noise.Sigma {
 		t.Errorf("within-session sigma %.4g with starts, %.4g without: the starts' offset counted as trial noise", c2.Noise.Sigma, c1.Noise.Sigma)
+	}
+}
+
+// TestBetweenLimitNamesRestarts: a cell only the between-session noise
+// keeps undecided names trials.restarts among what would decide it.
+func TestBetweenLimitNamesRestarts(t *testing.T) {
+	vals := map[string][]float64{"tpot_ms.p50": {10, 10.1, 9.9, 10, 10.05}}
+	p := DefaultPolicy()
+	p.AssumedBetween = map[string]float64{"*": 0.08}
+	cmp, err := Compare([]*result.Result{newResult("w", vals)}, []*result.Result{newResult("w", vals)}, p, Look{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := findCell(t, cmp, "tpot_ms.p50")
+	if c.Limit != LimitBetween || !strings.Contains(strings.Join(c.Warnings, "\n"), "`trials.restarts`") {
+		t.Errorf("limit %q, warnings %q: want the between-session limit naming trials.restarts", c.Limit, c.Warnings)
 	}
 }
