@@ -19,28 +19,16 @@ func (w *world) restarted(rng *rand.Rand, n, k int, inject string, factor float6
 		}
 		for i, r := range w.session(rng, per, inject, factor) {
 			if s == 1 {
-				out = append(out, r)
+				out = append(out, &result.Result{})
+				*out[i] = *r
+				out[i].Trials = nil
 			}
-			for _, t := range r.Trials {
-				if s > 1 {
-					t.Index = len(out[i].Trials)
+			for _, tr := range r.Trials {
+				tr.Index = len(out[i].Trials)
+				if k > 1 {
+					tr.Start = s // one start: unstamped, as perfgate writes it
 				}
-				t.Start = s
-				if s > 1 {
-					out[i].Trials = append(out[i].Trials, t)
-				}
-			}
-			if s == 1 {
-				for j := range out[i].Trials {
-					out[i].Trials[j].Start = 1
-				}
-			}
-		}
-	}
-	if k == 1 {
-		for _, r := range out {
-			for j := range r.Trials {
-				r.Trials[j].Start = 0
+				out[i].Trials = append(out[i].Trials, tr)
 			}
 		}
 	}
