@@ -129,10 +129,13 @@ type Plan struct {
 	// of blocks reaches the tolerances).
 	StoredGPU, ABGPU time.Duration
 	ABCostBlocks     int
-	// Restarts and RestartTrials are the cheapest restarted stored check
-	// that decides every gated metric (0: none within the bounds), and
-	// RestartsGPU its GPU time per PR check (start-ups at Costs.Startup).
+	// Restarts and RestartTrials are the restarted stored check the table
+	// shows: the cheapest that decides every gated metric when
+	// RestartsReach, else MaxRestarts starts (what the most restarts
+	// would buy); 0 when MaxRestarts is below 2. RestartsGPU is its GPU
+	// time per PR check (start-ups at Costs.Startup).
 	Restarts, RestartTrials int
+	RestartsReach           bool
 	RestartsGPU             time.Duration
 	// Tolerances are the tolerances the check runs at, per metric id (the
 	// largest over cells when widened): what perfgate.yaml gets.
@@ -214,9 +217,10 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		return c.Startup + time.Duration(trials)*c.Trial
 	}
 	worst, need := worstStored(ms, r)
-	if p.Trials == 0 && r.MaxRestarts >= 2 {
+	if r.MaxRestarts >= 2 {
 		p.Restarts, p.RestartTrials = restartsPlan(ms, r, c)
 		if p.Restarts > 0 {
+			p.RestartsReach = true
 			p.RestartsGPU = restartsCost(c, p.Restarts, p.RestartTrials)
 		}
 	}
@@ -252,6 +256,13 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		}
 		p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; the check runs against a stored baseline with %d trials per arm at the tolerances calibration shows decidable, which shrink as the nightly history grows",
 			r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, p.Trials)
+	}
+	if !p.RestartsReach && r.MaxRestarts >= 2 {
+		// What the most restarts would buy, at the check's trials (two
+		// per start at least).
+		p.Restarts = r.MaxRestarts
+		p.RestartTrials = min(max(r.MaxTrials, 2*p.Restarts), max(2*p.Restarts, p.Trials))
+		p.RestartsGPU = restartsCost(c, p.Restarts, p.RestartTrials)
 	}
 	blocks := p.Blocks
 	if blocks == 0 {
