@@ -257,11 +257,11 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; the check runs against a stored baseline with %d trials per arm at the tolerances calibration shows decidable, which shrink as the nightly history grows",
 			r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, p.Trials)
 	}
-	if !p.RestartsReach && r.MaxRestarts >= 2 {
-		// What the most restarts would buy, at the check's trials (two
-		// per start at least).
-		p.Restarts = r.MaxRestarts
-		p.RestartTrials = min(max(r.MaxTrials, 2*p.Restarts), max(2*p.Restarts, p.Trials))
+	if k := min(r.MaxRestarts, r.MaxTrials/2); !p.RestartsReach && k >= 2 {
+		// What the most restarts would buy, at the check's trials, two
+		// per start at least, within MaxTrials.
+		p.Restarts = k
+		p.RestartTrials = max(2*k, p.Trials)
 		p.RestartsGPU = restartsCost(c, p.Restarts, p.RestartTrials)
 	}
 	blocks := p.Blocks
