@@ -67,7 +67,7 @@ func Config(s Setup, p *Plan) []byte {
 	if p != nil {
 		w("  # Tolerances: a change smaller than this is never a regression.\n")
 		switch p.Mode {
-		case Widened:
+		case Widened, RestartedWidened:
 			w("  # Raised by init to what calibration shows decidable: a single\n  # candidate session cannot resolve less than the between-session noise.\n  # Lower them as the nightly history grows (perfgate calibrate prints\n  # what each would need).\n")
 		default:
 			w("  # Calibration shows each decidable by the PR check init chose.\n")
@@ -95,7 +95,7 @@ func Config(s Setup, p *Plan) []byte {
 		w(" (init: what the\n  # tolerances need)")
 	}
 	w(".\n  min: %d\n  max: %d\n  budget: 30m\n", trials, 2*trials)
-	if p != nil && p.Mode == Restarted {
+	if p != nil && (p.Mode == Restarted || p.Mode == RestartedWidened) {
 		w("  # Server starts the first trials are spread over (perfgate launches the\n  # server): each is a session, so the between-session noise shrinks as\n  # 1/restarts without a second build (docs/statistics.md, Restarts).\n")
 		w("  restarts: %d\n", p.Restarts)
 	}

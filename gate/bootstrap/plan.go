@@ -85,6 +85,10 @@ const (
 	// Plan.Restarts server starts (trials.restarts), which averages the
 	// session offsets of one build without a second one.
 	Restarted Mode = "stored-restarts"
+	// RestartedWidened is Widened over Plan.Restarts server starts per arm:
+	// no check decides the configured tolerances, and the restarted one
+	// decides tighter ones than a single session (widenedRestarts).
+	RestartedWidened Mode = "stored-restarts-widened"
 	// Widened compares with a stored baseline at tolerances raised to what
 	// calibration shows decidable: neither check decides the configured
 	// ones within the bounds.
@@ -256,12 +260,19 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		}
 		p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; the check runs against a stored baseline with %d trials per arm at the tolerances calibration shows decidable, which shrink as the nightly history grows",
 			r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, p.Trials)
+		if k, n, ok := widenedRestarts(ms, r, c, p.Trials); ok {
+			p.Mode, p.Trials = RestartedWidened, n
+			// It reaches the tolerances it widens to.
+			p.Restarts, p.RestartTrials, p.RestartsGPU, p.RestartsReach = k, n, restartsCost(c, k, n), true
+			p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; %d trials spread over %d server starts on each arm (trials.restarts: %d) average the session offsets and decide tighter tolerances than one session can, for %s of GPU time per PR: the check runs at those, which shrink as the nightly history grows",
+				r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, n, k, k, p.RestartsGPU.Round(time.Second))
+		}
 	}
 	if k := min(r.MaxRestarts, r.MaxTrials/2); !p.RestartsReach && k >= 2 {
 		// What the most restarts would buy, at the check's trials, two
 		// per start at least, within MaxTrials.
 		p.Restarts = k
-		p.RestartTrials = max(2*k, p.Trials)
+		p.RestartTrials = evenTrials(max(2*k, p.Trials), k, r.MaxTrials)
 		p.RestartsGPU = restartsCost(c, p.Restarts, p.RestartTrials)
 	}
 	blocks := p.Blocks
@@ -273,11 +284,15 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		row := Row{Metric: m}
 		row.Stored = outcome(StoredDesign(m, r, p.Trials, 1), row.Metric)
 		undecidable := hopeless[m.ID] || unsure[m.ID]
-		if p.Mode == Widened && !undecidable {
+		if (p.Mode == Widened || p.Mode == RestartedWidened) && !undecidable {
 			// Widening only raises: a metric the stored check decides at
 			// its own tolerance keeps it. One no tolerance up to
 			// MaxTolerance decides keeps its own too, undecided.
-			if t := widen(row.Stored.PassTolerance); t > MaxTolerance {
+			pass := row.Stored.PassTolerance
+			if p.Mode == RestartedWidened {
+				pass = outcome(RestartsDesign(m, r, p.RestartTrials, p.Restarts), m).PassTolerance
+			}
+			if t := widen(pass); t > MaxTolerance {
 				hopeless[m.ID] = true
 			} else {
 				row.Tolerance = max(m.Tolerance, t)

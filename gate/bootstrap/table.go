@@ -69,6 +69,8 @@ func modeText(m Mode) string {
 		return "stored baseline at widened tolerances"
 	case Restarted:
 		return "stored baseline, both arms over several server starts (trials.restarts)"
+	case RestartedWidened:
+		return "stored baseline, both arms over several server starts (trials.restarts), at widened tolerances"
 	}
 	return "stored baseline"
 }

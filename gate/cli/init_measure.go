@@ -82,7 +82,7 @@ func (m *initMeasure) run(ctx context.Context) (*bootstrap.Plan, error) {
 
 	m.setStage(fmt.Sprintf("first baseline (%d trials)", plan.Trials), o.restarts*o.trials*w+plan.Trials*w)
 	args = []string{"run", "--server-cmd", o.serverCmd, "--trials", strconv.Itoa(plan.Trials), "-o", baseDir}
-	if plan.Mode == bootstrap.Restarted {
+	if plan.Mode == bootstrap.Restarted || plan.Mode == bootstrap.RestartedWidened {
 		// The baseline is measured as the PR check measures the
 		// candidate: over as many server starts.
 		args = append(args, "--restarts", strconv.Itoa(plan.Restarts))
