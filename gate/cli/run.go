@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/session"
+	"github.com/perfgate/perfgate/gate/trace"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -46,6 +47,9 @@ type runOptions struct {
 	serverLog      string
 	gpus           int
 	engine         string
+	// profiling, profilingDir: see profile_run.go.
+	profiling    string
+	profilingDir string
 }
 
 func newRunCmd(s *Streams) *cobra.Command {
@@ -80,6 +84,8 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.StringVar(&o.serverLog, "server-log", "", "file that receives the launched server's output")
 	f.IntVar(&o.gpus, "gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
 	f.StringVar(&o.engine, "engine", "", "the server's engine: auto (default), vllm, sglang, ollama, llamacpp, tgi or openai (docs/engines.md)")
+	f.StringVar(&o.profiling, "profiling", "", "always: after the cells, one short profiled trial per cell, its trace and op summary under DIR/profiles/ for baseline update (docs/report.md)")
+	f.StringVar(&o.profilingDir, "profiling-dir", "", "the directory the server writes its traces to (default: its VLLM_TORCH_PROFILER_DIR or SGLANG_TORCH_PROFILER_DIR from --server-env or the environment)")
 	f.DurationVar(&o.grace, "grace", loadgen.DefaultGrace, "after Ctrl-C, how long in-flight requests may finish")
 	f.DurationVar(&o.progressPeriod, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines when stderr is not a terminal")
 	return cmd
@@ -106,6 +112,10 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "run: --progress-interval %v: must be positive", o.progressPeriod)
 	case o.readyTimeout <= 0:
 		return exitf(ExitInvalid, "run: --ready-timeout %v: must be positive (how long to wait for the server to become ready, e.g. 10m)", o.readyTimeout)
+	}
+	profMode, err := trace.ParseMode(o.profiling)
+	if err != nil {
+		return exitf(ExitInvalid, "run: --profiling %q: want always or never (run has no verdict for on-regression)", o.profiling)
 	}
 	l := workload.Loader{Warn: func(e *workload.Error) { fmt.Fprintln(s.Err, e) }}
 	ms, err := l.LoadPaths(o.workloads)
@@ -224,6 +234,7 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		if err := pipeline.Unmeasured(done); err != nil {
 			return exitf(ExitRunFailed, "run: %w", err)
 		}
+		runProfiles(ctx, s, sess, profMode, config.Profiling{Dir: o.profilingDir}, o.serverEnv, o.out, ms, measured)
 		return nil
 	})
 	if err == nil {

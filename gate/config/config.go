@@ -44,6 +44,10 @@
 //	  block_trials: 2                # trials of every workload per block (0: the default)
 //	  seed: 0                        # 0: the fixed ABBA BAAB order; else a seeded balanced order
 //	  max_blocks: 16                 # adaptive looks add blocks up to this (0: no extra blocks)
+//	profiling:                       # kernel profiles beside the verdict (docs/report.md)
+//	  when: on-regression            # never (default), on-regression or always
+//	  dir: /tmp/vllm-traces          # where the server writes traces (its VLLM_TORCH_PROFILER_DIR)
+//	  requests: 32                   # requests of the one profiled trial (0: 32)
 //
 // Environment variables are PERFGATE_ followed by the key path in upper case
 // with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
@@ -77,6 +81,8 @@ type Config struct {
 	History History `mapstructure:"history"`
 	// AB configures `perfgate ab` (docs/ab.md).
 	AB AB `mapstructure:"ab"`
+	// Profiling says when a run takes a kernel profile (profiling.go).
+	Profiling Profiling `mapstructure:"profiling"`
 }
 
 // AB configures `perfgate ab`: the two arms and the block design. Zero

@@ -355,6 +355,7 @@ func resolvePaths(c *Config, l *Loaded) {
 	join("output", &c.Output)
 	join("server.workdir", &c.Server.Workdir)
 	join("server.log", &c.Server.Log)
+	join("profiling.dir", &c.Profiling.Dir)
 	if fromFile("workloads") {
 		for i := range c.Workloads {
 			join("workloads", &c.Workloads[i])

@@ -74,6 +74,7 @@ func (c Config) problems() []problem {
 	if _, err := engine.Parse(c.Server.Engine); err != nil {
 		add("server.engine", "%v", err)
 	}
+	ps = append(ps, c.Profiling.problems()...)
 	if c.Server.ReadyTimeout <= 0 {
 		add("server.ready_timeout", "must be positive, got %v", c.Server.ReadyTimeout)
 	}

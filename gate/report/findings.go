@@ -31,7 +31,7 @@ func findingsPart(d *Data) string {
 			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), true))
 		}
 	}
-	if k := kernelsLine(e, true); k != "" {
+	if k := kernelsLineIn(d, true); k != "" {
 		fmt.Fprintf(&b, "\n%s\n", k)
 	}
 	return b.String()
@@ -50,7 +50,7 @@ func findingsText(d *Data) string {
 			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), false))
 		}
 	}
-	if k := kernelsLine(e, false); k != "" {
+	if k := kernelsLineIn(d, false); k != "" {
 		fmt.Fprintf(&b, "%s\n", k)
 	}
 	if b.Len() == 0 {

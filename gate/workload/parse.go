@@ -136,7 +136,7 @@ func (d *decoder) workload(n *yaml.Node) *File {
 	var gateNode *yaml.Node
 	for _, fl := range d.mapping(n, "workload", "name", "description", "kind", "api", "model", "gpus",
 		"dataset", "load", "sampling", "warmups", "trials", "timeout", "slo", "gate",
-		"extra_body", "headers", "metric_percentiles", "capacity") {
+		"extra_body", "headers", "metric_percentiles", "capacity", "profiling") {
 		v := fl.value
 		switch fl.key {
 		case "kind":
@@ -189,6 +189,8 @@ func (d *decoder) workload(n *yaml.Node) *File {
 			d.headers(v, f)
 		case "metric_percentiles":
 			d.metricPercentiles(v, f)
+		case "profiling":
+			d.profiling(v, f)
 		}
 	}
 	if gateNode != nil {
