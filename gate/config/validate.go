@@ -128,6 +128,9 @@ func (c Config) problems() []problem {
 	if _, ok := c.GitHub.Comment.canonical(); !ok {
 		add("github.comment", "%q must be always, on-change, not-pass or never (true and false mean always and never)", c.GitHub.Comment)
 	}
+	if c.Trials.Restarts < 0 || c.Trials.Restarts > c.Trials.Min {
+		add("trials.restarts", "must be between 0 and trials.min (%d): every server start needs a trial, got %d", c.Trials.Min, c.Trials.Restarts)
+	}
 	if c.Trials.Budget <= 0 {
 		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to trials.min)", c.Trials.Budget)
 	}

@@ -19,7 +19,8 @@ import (
 // for a baseline of m sessions (h the mean of 1/n over them; m = 1, h =
 // 1/nb for one baseline file): the candidate's session brings one σb², the
 // mean of m baseline sessions σb²/m. No number of trials of one session
-// shrinks the σb² terms.
+// shrinks the σb² terms; a candidate over K server starts
+// (trials.restarts) brings σb²/K instead (starts.go).
 
 // DefaultBetween is the between-session coefficient of variation the
 // verdict assumes, taken as exact, for a relative metric when neither

@@ -29,6 +29,10 @@ type Design struct {
 	// CandidateTrials of the candidate's one session; BaselineTrials per
 	// baseline session, BaselineSessions of them (1 for a baseline file).
 	CandidateTrials, BaselineTrials, BaselineSessions int
+	// CandidateSessions is the number of server starts the candidate's
+	// trials are spread over, evenly (trials.restarts; 0 or 1: one
+	// session): its between-session term is σb²/CandidateSessions.
+	CandidateSessions int
 	// Noise gives the within- and between-session variances and their
 	// degrees of freedom (0 df: taken as exact).
 	Noise Prior
@@ -38,10 +42,11 @@ type Design struct {
 // freedom, as Compare computes them.
 func (d Design) se() (float64, float64) {
 	m := float64(max(d.BaselineSessions, 1))
+	k := float64(max(d.CandidateSessions, 1))
 	s := sePart{
 		cand:      d.Noise.WithinVar / float64(max(d.CandidateTrials, 1)),
 		base:      d.Noise.WithinVar / float64(max(d.BaselineTrials, 1)) / m,
-		between:   d.Noise.BetweenVar * (1 + 1/m),
+		between:   d.Noise.BetweenVar * (1/k + 1/m),
 		withinDF:  d.Noise.WithinDF,
 		betweenDF: d.Noise.BetweenDF,
 	}

@@ -324,8 +324,10 @@ func (d *decoder) sampling(n *yaml.Node, f *File) {
 
 func (d *decoder) trials(n *yaml.Node, t *TrialBudget) {
 	haveMax := false
-	for _, fl := range d.mapping(n, "trials", "min", "max") {
+	for _, fl := range d.mapping(n, "trials", "min", "max", "restarts") {
 		switch fl.key {
+		case "restarts":
+			t.Restarts = d.integer(fl.value, "trials.restarts", 1, 100)
 		case "min":
 			t.Min = d.integer(fl.value, "trials.min", 1, 1000)
 		case "max":
@@ -338,6 +340,9 @@ func (d *decoder) trials(n *yaml.Node, t *TrialBudget) {
 	}
 	if t.Max < t.Min && t.Max > 0 {
 		d.errorf(n.Line, "trials: max (%d) must be >= min (%d)", t.Max, t.Min)
+	}
+	if t.Restarts > t.Min {
+		d.errorf(n.Line, "trials: restarts (%d) must be <= min (%d): every server start needs a trial", t.Restarts, t.Min)
 	}
 }
 
