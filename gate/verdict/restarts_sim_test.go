@@ -71,12 +71,12 @@ func TestRestartsDecideBelowBetweenNoise(t *testing.T) {
 			continue
 		}
 		d := Design{CandidateTrials: trials, BaselineTrials: trials / 5, BaselineSessions: 5, CandidateSessions: 5,
-			Noise: pr, Tolerance: 0.01, Family: len(DefaultGated), LookAlpha: p.Alpha, PassAlpha: p.PassAlpha}
+			Noise: pr, Criterion: Criterion{Tolerance: 0.01, Family: len(DefaultGated), LookAlpha: p.Alpha, PassAlpha: p.PassAlpha}}
 		se, df := d.se()
 		// Every gated metric must pass for the gate to pass: each at
 		// 1 - 10 %/G, so the whole family passes in at least 90 %.
 		pt := PassToleranceAt(se, df, tQuantile(1-p.PassAlpha, df), 1-(1-TargetPass)/float64(gatedRelative))
-		tol = max(tol, d.scale(pt))
+		tol = max(tol, d.FromTest(pt))
 	}
 	tol = float64(int(tol/0.005)+1) * 0.005
 	for i := range p.Rules {
