@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -134,14 +135,15 @@ func worstStored(ms []Metric, r Rules) (Metric, float64) {
 }
 
 // abBlocks is the fewest blocks (a multiple of four) up to MaxBlocks at
-// which an unchanged B passes every metric 90 % of the time; 0 when none.
+// which an unchanged B passes every metric at the family's rate
+// (Rules.PassRate, so all of them together 90 % of the time); 0 when none.
 func abBlocks(ms []Metric, r Rules) int {
 	most := 0
 	for _, m := range ms {
 		if silent(m) {
 			continue
 		}
-		b := ABDesign(m, r, 0).BlocksToPass(ab.PlanPass)
+		b := ABDesign(m, r, 0).BlocksToPass(cmp.Or(r.PassRate, ab.PlanPass))
 		if b == 0 || b > r.MaxBlocks {
 			return 0
 		}

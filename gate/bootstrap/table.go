@@ -9,7 +9,8 @@ import (
 
 // WriteTable renders the plan as init's closing table: per gated metric
 // the smallest worsening the chosen PR check decides and the smallest
-// tolerance an unchanged build passes 90 % of the time at, under both
+// tolerance an unchanged build passes at the per-metric rate (so the
+// whole check passes 90 % of the time), under both
 // kinds of check, then what twice the trials, twice the blocks or a week
 // of nightly history would decide, then the GPU time of each check and
 // the choice with its reason. It only formats what Decide computed.
@@ -49,7 +50,8 @@ func WriteTable(w io.Writer, p *Plan) error {
 	}
 	_, err := fmt.Fprintf(w, `
 "decides": the smallest worsening the check calls a regression in 80 %% of runs; "passes at": the
-smallest tolerance an unchanged build passes in 90 %% of runs (a tolerance below it is not decidable).
+smallest tolerance an unchanged build passes in %.1f %% of runs, so that all %s together pass it in 90 %%
+(a tolerance below it is not decidable).
 "over N starts": the stored check with both arms' trials spread over N server starts (trials.restarts).
 "!": undecidable on this runner at any tolerance up to 50 %% or on too few calibrated sessions; gated, reported inconclusive.
 The last three columns: the stored check with twice the trials, the A/B with twice the blocks,
@@ -57,8 +59,15 @@ and the stored check once the nightlies have recorded that many baseline session
 GPU time per PR check: stored baseline %s (1 server start + %d trials), A/B %s (%d blocks, a server start each; plus building the merge base)%s
 
 PR check: %s. %s.
-`, p.StoredGPU.Round(time.Second), p.Trials, p.ABGPU.Round(time.Second), p.ABCostBlocks, restartsGPU(p), modeText(p.Mode), p.Why)
+`, 100*p.PassRate, metricsText(len(p.Rows)), p.StoredGPU.Round(time.Second), p.Trials, p.ABGPU.Round(time.Second), p.ABCostBlocks, restartsGPU(p), modeText(p.Mode), p.Why)
 	return err
+}
+
+func metricsText(n int) string {
+	if n == 1 {
+		return "the gated metric"
+	}
+	return fmt.Sprintf("%d gated metrics", n)
 }
 
 func modeText(m Mode) string {

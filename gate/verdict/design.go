@@ -64,7 +64,7 @@ func (d Design) MDE() float64 {
 // passes in 90 % of runs (a fraction).
 func (d Design) PassTolerance() float64 {
 	se, df := d.se()
-	return d.FromTest(passTolOf(se, df, d.PassT(df)))
+	return d.FromTest(PassToleranceAt(se, df, d.PassT(df), d.passRate()))
 }
 
 // PassChance is the chance an unchanged build passes at Tolerance.

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"math"
 	"sync"
 )
@@ -51,6 +52,8 @@ func (s Spread) Satterthwaite(fixedDF float64) float64 {
 type Exact struct {
 	Spread
 	TH, Q, Tol float64
+	// Rate is the pass rate PassTolerance is quoted at (0: TargetPass).
+	Rate float64
 }
 
 // ExactAt is the exact test of criterion c at spread s, whose fixed part
@@ -58,7 +61,7 @@ type Exact struct {
 // the Satterthwaite degrees of freedom, as Compare takes them.
 func (c Criterion) ExactAt(s Spread, fixedDF float64) Exact {
 	df := s.Satterthwaite(fixedDF)
-	return Exact{Spread: s, TH: c.HolmT(df), Q: c.PassT(df), Tol: c.TestTolerance()}
+	return Exact{Spread: s, TH: c.HolmT(df), Q: c.PassT(df), Tol: c.TestTolerance(), Rate: c.PassRate}
 }
 
 // gridPoints is the number of points of the χ² grid for ν degrees of
@@ -175,17 +178,18 @@ func (r Exact) MDE() float64 {
 }
 
 // PassTolerance is the smallest tolerance at which an unchanged build
-// passes in TargetPass of runs (test scale). Without a fixed part it is a
+// passes in Rate (TargetPass) of runs (test scale). Without a fixed part it is a
 // multiple of the standard error that depends on df and q alone, cached.
 func (r Exact) PassTolerance() float64 {
 	se := r.SE()
+	rate := cmp.Or(r.Rate, TargetPass)
 	find := func() float64 {
-		return bisect(func(x float64) bool { s := r; s.Tol = x; return s.Pass(0) >= TargetPass }, se)
+		return bisect(func(x float64) bool { s := r; s.Tol = x; return s.Pass(0) >= rate }, se)
 	}
 	if r.Fixed != 0 || !r.usable() {
 		return find()
 	}
-	key := [2]float64{r.DF, r.Q}
+	key := [3]float64{r.DF, r.Q, rate}
 	gridMu.Lock()
 	m, ok := passMultiples[key]
 	gridMu.Unlock()
@@ -193,7 +197,7 @@ func (r Exact) PassTolerance() float64 {
 		m = find() / se
 		gridMu.Lock()
 		if len(passMultiples) > 1000 {
-			passMultiples = map[[2]float64]float64{}
+			passMultiples = map[[3]float64]float64{}
 		}
 		passMultiples[key] = m
 		gridMu.Unlock()
@@ -201,7 +205,7 @@ func (r Exact) PassTolerance() float64 {
 	return m * se
 }
 
-var passMultiples = map[[2]float64]float64{}
+var passMultiples = map[[3]float64]float64{}
 
 // bisect finds the smallest x >= 0 with ok(x), ok monotone, to a part in
 // 10³ of unit (the standard error: finer than any report prints).

@@ -1,6 +1,9 @@
 package verdict
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // The formulas by which a comparison predicts itself: the minimum
 // detectable change, the smallest tolerance an unchanged build passes, the
@@ -38,7 +41,22 @@ type Criterion struct {
 	// policy's.
 	Family               int
 	LookAlpha, PassAlpha float64
+	// PassRate is the rate an unchanged build passes this cell at, the
+	// target PassTolerance is quoted for; 0 means TargetPass. A plan for a
+	// whole gate sets FamilyPassRate: the gate passes only when every
+	// gated cell does.
+	PassRate float64
 }
+
+// FamilyPassRate is the rate each of g independent gated cells must pass
+// an unchanged build at for the whole gate to pass it in TargetPass of
+// runs (1 - (1 - TargetPass)/g, the union bound, slightly conservative).
+// Quoting each cell at TargetPass alone let a gate of 5 such cells pass
+// an unchanged build in 80 % of runs, not 90 % (issue 21).
+func FamilyPassRate(g int) float64 { return 1 - (1-TargetPass)/float64(max(g, 1)) }
+
+// passRate is PassRate with its default.
+func (c Criterion) passRate() float64 { return cmp.Or(c.PassRate, TargetPass) }
 
 // CellAlpha is the one-sided level a single regressed cell has to pass:
 // the look's alpha over the gated family, the first step of Holm's
