@@ -15,8 +15,8 @@ import (
 // benchmark command) when perfgate launched it; Scrub, when set, hides the
 // workloads' header values in every entry.
 type Fingerprints struct {
-	Argv    []string
-	Env     map[string]string
+	Argv []string
+	Env  map[string]string
 	// Environ is the process environment: the env.* keys, and where
 	// the tools (nvidia-smi, uname) are found and run (fingerprint.ExecIn).
 	Environ []string
