@@ -27,7 +27,7 @@ func TestABFilesIncompleteUntilLastBlock(t *testing.T) {
 	defer cancel()
 	done := make(chan ExitCode, 1)
 	go func() {
-		code, _, _ := abMainEnv(ctx, withEnv("CLI_TEST_PERFGATE_MAIN=1"), "-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", sim, "--b-cmd", b,
+		code, _, _ := abMainEnv(ctx, testEnviron("CLI_TEST_PERFGATE_MAIN=1"), "-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", sim, "--b-cmd", b,
 			"--blocks", "8", "--block-trials", "1", "--ready-timeout", "90s", "--max-dispatch-lag-ms", "1000")
 		done <- code
 	}()

@@ -13,7 +13,7 @@ import (
 // server.ready_timeout says (here 700 ms), not a fixed two minutes.
 func TestGateURLReadyTimeout(t *testing.T) {
 	t.Parallel()
-	ts, requests := countingServer(t, nil) // answers 503 to everything
+	ts, requests := countingServer(t, nil)                                   // answers 503 to everything
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds a broken gate
 	defer cancel()
 	out := t.TempDir()
