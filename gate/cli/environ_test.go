@@ -9,25 +9,26 @@ import (
 
 // testEnviron is the test process's environment (as TestMain left it: no
 // GITHUB_* or ACTIONS_* variable, runner health off) with the "NAME=value"
-// entries kv in place of any of the same name. A test hands it to a
+// entries kv in place of any of the same name (of two in kv, the later
+// wins). A test hands it to a
 // command as Streams.Environ instead of calling t.Setenv: the command
 // reads its variables from there, a server or tool it launches inherits
 // exactly that environment (server.Config.BaseEnv, command.Spec.BaseEnv,
 // fingerprint.ExecIn), so the test does not touch the process's and can
 // run in parallel.
 func testEnviron(kv ...string) []string {
-	set := map[string]bool{}
-	for _, e := range kv {
-		k, _, _ := strings.Cut(e, "=")
-		set[k] = true
-	}
 	var env []string
-	for _, e := range os.Environ() {
-		if k, _, _ := strings.Cut(e, "="); !set[k] {
-			env = append(env, e)
+	at := map[string]int{}
+	for _, e := range append(os.Environ(), kv...) {
+		k, _, _ := strings.Cut(e, "=")
+		if i, ok := at[k]; ok {
+			env[i] = e
+			continue
 		}
+		at[k] = len(env)
+		env = append(env, e)
 	}
-	return append(env, kv...)
+	return env
 }
 
 // mainIn runs perfgate with args in the environment env (nil: the test
