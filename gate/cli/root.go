@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/redact"
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 // Version is the tool version recorded in result files. Release builds set it
@@ -38,6 +39,11 @@ type Streams struct {
 	// produced (writeDocument).
 	scrub  *redact.Scrubber
 	rawOut io.Writer
+	// writeResult and writeFile write a command's output files; nil is
+	// result.Write and result.WriteFileAtomic (see files.go). A test gives
+	// its own to fill the disk for its run alone.
+	writeResult func(path string, r *result.Result) error
+	writeFile   func(path string, data []byte) error
 }
 
 // commands holds the constructors of the subcommands. Each command's file
