@@ -20,6 +20,7 @@ import (
 // must say incomplete and be refused as a baseline. The run is then
 // interrupted (ctx cancelled) and its files stay incomplete.
 func TestABFilesIncompleteUntilLastBlock(t *testing.T) {
+	t.Parallel()
 	sim := abSim(t, "")
 	dir, mark := t.TempDir(), t.TempDir()
 	b := "sh -c 'if [ -e " + mark + "/launched ]; then touch " + mark + "/hung; exec sleep 60; fi; touch " + mark + "/launched; exec " + sim + "'"
