@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +32,10 @@ type Streams struct {
 	// Main; nil there means os.Environ(). Commands read it through
 	// lookupEnv, getenv and environ, never through package os.
 	Environ []string
+	// Clock is the command's clock, for the dates it records and the ages
+	// it reports (a baseline's promotion, its age in the notes); nil is
+	// time.Now. Commands read it through now.
+	Clock func() time.Time
 	// secrets are the workloads' header values (protectHeaders).
 	secrets []string
 	// scrub knows every secret value of the run (the process
