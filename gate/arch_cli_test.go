@@ -16,15 +16,17 @@ import (
 // takes it injected and the command tests can run in parallel.
 func TestCLIOnlyWires(t *testing.T) {
 	banned := map[string]string{
-		"loadgen.New":      "build the load generator through session.Run",
-		"server.Supervise": "launch the server through session.Run",
-		"server.Launch":    "launch the server through session.Run",
-		"server.FailureOf": "describe a server failure with session.Failure",
-		"os.Getenv":        "read the environment through Streams (getenv)",
-		"os.LookupEnv":     "read the environment through Streams (lookupEnv)",
-		"os.Setenv":        "commands do not change the process environment",
-		"os.Unsetenv":      "commands do not change the process environment",
-		"os.Chdir":         "commands work in the directory they are started in",
+		"loadgen.New":        "build the load generator through session.Run",
+		"server.Supervise":   "launch the server through session.Run",
+		"server.Launch":      "launch the server through session.Run",
+		"server.FailureOf":   "describe a server failure with session.Failure",
+		"os.Getenv":          "read the environment through Streams (getenv)",
+		"os.LookupEnv":       "read the environment through Streams (lookupEnv)",
+		"os.Setenv":          "commands do not change the process environment",
+		"os.Unsetenv":        "commands do not change the process environment",
+		"os.Chdir":           "commands work in the directory they are started in",
+		"history.CheckNoise": "decide what may become a baseline with trust.Screen",
+		"baseline.Busy":      "decide what may become a baseline with trust.Screen",
 	}
 	onlyIn := map[string]string{"os.Environ": "root.go"} // read once, into Streams.Environ
 	files, err := filepath.Glob("cli/*.go")
