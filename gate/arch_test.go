@@ -67,6 +67,7 @@ func TestImportDirection(t *testing.T) {
 		{"gate/engine", []string{strings.TrimSuffix(mod, "/"), "os", "os/exec"}, "engine profiles are facts plus probes sent through the caller's http.Client: no files, processes or environment, and nothing of the module, so the load generator, the launcher, the scraper and the CLI may all read them"},
 		{"gate/explain", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/report", mod + "gate/config"}, "explaining a regression is arithmetic over the result files it is given: the verdict's data, rendered by gate/report"},
 		{"gate/trace", []string{"os", "net", "net/http", "os/exec", strings.TrimSuffix(mod, "/")}, "the trace reader streams whatever reader it is given and depends on nothing of the module, so the command layer opens the files and any package may summarise a trace"},
+		{"gate/profiling", []string{"os", "os/exec", mod + "gate/config", mod + "gate/report", mod + "gate/loadgen", mod + "gate/server"}, "a profiled trial is two requests to the engine around one trial of the Trials it is given: the command lists the trace directory and opens the files, the session measures"},
 		{"gate/trust", []string{"os", "os/exec", "net/http", mod + "gate/config", mod + "gate/loadgen", mod + "gate/report", mod + "gate/github"}, "the trusted side is decided on what it is given: the command reads the store and asks git, so gate and compare get the same answer"},
 		{"gate/benchcli", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/workload", mod + "gate/config"}, "command-line translation is text in, text out: the command reads files and checks the result"},
 		{"gate/importers", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/config", mod + "gate/report"}, "importers map bytes they are given onto results: reading files and directories is the command's"},
@@ -90,6 +91,15 @@ func TestImportDirection(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+	// gate/git (a prefix rule would catch gate/github and gate/gitstore):
+	// running git and the name rules sit at the bottom, the merge base, the
+	// baselines branch and a bisection's range all call down into it, and
+	// it knows none of them.
+	for _, d := range graph[mod+"gate/git"] {
+		if (strings.HasPrefix(d, mod) && d != mod+"gate/redact") || d == "net" || strings.HasPrefix(d, "net/") {
+			t.Errorf("gate/git imports %s: it runs git and knows names, nothing of the module but gate/redact", d)
 		}
 	}
 	// Library owners: only one package may use each of these.
@@ -153,5 +163,60 @@ func TestOneMetricCatalogue(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOnlyGitPackageRunsGit keeps gate/git the one place that runs git
+// (issue 19): a call of exec.Command or exec.CommandContext naming "git"
+// in any non-test file elsewhere is a second git runner, without the
+// timeout, bounded output and redacted errors gate/git gives every call.
+func TestOnlyGitPackageRunsGit(t *testing.T) {
+	fset := token.NewFileSet()
+	calls := 0
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(path)
+		if d.IsDir() {
+			if name := d.Name(); rel != ".." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "Command" && sel.Sel.Name != "CommandContext") {
+				return true
+			}
+			for _, a := range call.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING && lit.Value == `"git"` {
+					if filepath.ToSlash(filepath.Dir(path)) == "../gate/git" {
+						calls++
+					} else {
+						t.Errorf("%s: runs git itself; call gate/git (git.Repo.Run) instead", fset.Position(call.Pos()))
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Error("found no git call in gate/git: the rule checks nothing")
 	}
 }

@@ -49,6 +49,17 @@ func TestDecide(t *testing.T) {
 		// 0 of 300), the interleaved A/B does.
 		{"session noise", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03)}, 0, AB,
 			[]string{"between-session noise of chat tpot_ms.p50 (CV 2.0 %)", "interleaved A/B", "blocks"}, nil},
+		// Between-session CV 2 % at a 5 % tolerance: 8 trials over 4
+		// server starts per arm decide it from one build, at a third of
+		// the A/B's 12 blocks' GPU time.
+		{"restarts", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.05)}, 0, Restarted,
+			[]string{"over 4 server starts on each arm (trials.restarts: 4)", "10m40s of GPU time per PR", "the A/B that would (12 blocks) costs 32m0s"}, nil},
+		// Between-session CV 2 % at 3 %, with a GPU budget the A/B (16
+		// blocks, 42m40s) exceeds: no check decides 3 %, and widening over
+		// 10 trials in 5 starts per arm reaches 3.5 % where one session
+		// needs 9.0 %, within the budget.
+		{"restarts widened", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03)}, 15 * time.Minute, RestartedWidened,
+			[]string{"10 trials spread over 5 server starts on each arm (trials.restarts: 5)", "tighter tolerances than one session", "13m20s of GPU time"}, nil},
 		// The same, with a GPU budget the A/B exceeds: stored at widened
 		// tolerances, saying what the A/B would have cost.
 		{"budget", []Metric{metric("chat", "tpot_ms.p50", 0.01, 0.02, 0.03)}, time.Minute, Widened,
@@ -104,6 +115,8 @@ func TestDecide(t *testing.T) {
 				switch p.Mode {
 				case AB:
 					o = row.AB
+				case Restarted, RestartedWidened:
+					o = row.Restarts
 				default:
 					o = row.Stored
 				}

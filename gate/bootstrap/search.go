@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/perfgate/perfgate/gate/ab"
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // The searches behind Decide: each asks the Designs one question over a
@@ -53,7 +54,7 @@ func hopelessMetric(m Metric, r Rules) bool {
 // silent says calibration saw no noise in m at all.
 func silent(m Metric) bool { return m.Noise.WithinVar == 0 && m.Noise.BetweenVar == 0 }
 
-// search evaluates a design: the smallest change found with 80 % power
+// search evaluates a design: the smallest change found with TargetPower
 // by bisection on its Power (monotone in the change).
 func search(d predictor, absolute bool) Outcome {
 	hi := 10.0 // +1000 %
@@ -64,13 +65,13 @@ func search(d predictor, absolute bool) Outcome {
 	if math.IsNaN(o.PassTolerance) {
 		o.PassTolerance = math.Inf(1)
 	}
-	if d.Power(hi) < 0.8 {
+	if d.Power(hi) < verdict.TargetPower {
 		return o
 	}
 	lo := 0.0
 	for range 50 {
 		mid := (lo + hi) / 2
-		if d.Power(mid) >= 0.8 {
+		if d.Power(mid) >= verdict.TargetPower {
 			hi = mid
 		} else {
 			lo = mid

@@ -50,6 +50,7 @@ var abFlagKeys = map[string]string{
 	"alpha":                "policy.alpha",
 	"comment":              "github.comment",
 	"fail-on-inconclusive": "github.fail_on_inconclusive",
+	"profiling":            "profiling.when",
 }
 
 // abOptions are the flags that are not configuration settings.
@@ -126,6 +127,7 @@ never pass), 4 inconclusive with --fail-on-inconclusive. See docs/ab.md.`,
 	f.Float64("alpha", 0, "family-wise false-regression rate of the experiment")
 	f.String("comment", string(config.CommentAlways), "inside GitHub Actions, when to post the PR comment: always, on-change, not-pass or never")
 	f.Lookup("comment").NoOptDefVal = string(config.CommentAlways)
+	f.String("profiling", "", "after the verdict, profile one short trial of the worst regressed workload on both arms: never (default), on-regression or always (profiling.when; docs/report.md)")
 	f.Bool("fail-on-inconclusive", false, "exit 4 when the verdict is inconclusive (otherwise 0 with a warning)")
 	f.IntVar(&o.warmups, "warmups", -1, "warmup requests before each trial (-1: the workload's)")
 	limitFlags(f, &o.limits)
@@ -172,7 +174,9 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 	var out *pipeline.Outcome
 	err = x.withResident(ctx, 0, func(ctx context.Context) error {
 		var err error
-		out, err = abLooks(ctx, s, x, p)
+		if out, err = abLooks(ctx, s, x, p); err == nil {
+			x.kernels = abProfile(ctx, x, p, out) // profile_ab.go
+		}
 		return err
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/session"
+	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -44,6 +45,8 @@ type abExperiment struct {
 	// look is the verdict look new trials are added in (Trial.Look: 0
 	// for the first look's blocks).
 	look int
+	// kernels is both arms' kernel profile (profile_ab.go), nil without.
+	kernels *verdict.KernelDiff
 }
 
 // armIndex maps "A"/"B" of an order to the arm.

@@ -56,6 +56,7 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 	}
 	paths.data = d
 	explain.Attach(out.Comparison, d.Baselines, d.Candidates)
+	attachKernels(out.Comparison, x.kernels)
 	var cmpJSON, full, comment, text bytes.Buffer
 	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
 		return err

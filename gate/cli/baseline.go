@@ -120,7 +120,11 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 		Accepted:   strings.TrimSpace(o.acceptChange),
 	}
 	promote := func(root string) ([]string, []baseline.Skip, error) {
-		return baselinePromote(s, baseline.Store{Root: root}, o, runs, prov)
+		paths, skipped, err := baselinePromote(s, baseline.Store{Root: root}, o, runs, prov)
+		if err == nil {
+			paths = append(paths, promoteOps(s.Err, baseline.Store{Root: root}, o.profile, o.from, paths)...)
+		}
+		return paths, skipped, err
 	}
 	var paths []string
 	var skipped []baseline.Skip

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/loadgen"
 	"github.com/perfgate/perfgate/gate/merge"
@@ -18,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/session"
+	"github.com/perfgate/perfgate/gate/trace"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
@@ -44,6 +46,7 @@ var gateFlagKeys = map[string]string{
 	"fail-on-inconclusive": "github.fail_on_inconclusive",
 	"repo":                 "github.repository",
 	"pr":                   "github.pr",
+	"profiling":            "profiling.when",
 }
 
 // gateOptions are the flags that are not configuration settings.
@@ -119,6 +122,7 @@ already on disk (a merged shard directory).`,
 	f.Float64("alpha", 0, "family-wise false-regression rate of the gate run")
 	f.String("comment", string(config.CommentAlways), "inside GitHub Actions, when to post the PR comment: always, on-change, not-pass or never (true/false: always/never); write --comment=MODE")
 	f.Lookup("comment").NoOptDefVal = string(config.CommentAlways)
+	f.String("profiling", "", "take a kernel profile after the verdict: never (default), on-regression or always (profiling.when; docs/report.md)")
 	f.Bool("fail-on-inconclusive", false, "exit 4 when the verdict is inconclusive (otherwise 0 with a warning)")
 	f.StringVar(&o.shard, "shard", "", "run only shard i of N of the workload cells, e.g. 2/4")
 	f.StringVar(&o.from, "from", "", "judge the result files in DIR instead of running (e.g. after perfgate merge)")
@@ -209,14 +213,20 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 
 	var out *pipeline.Outcome
 	var failed *server.Failure // a launched server that failed
+	var prof *gateProfile      // the kernel profile (profile.go)
 	switch {
 	case o.from != "":
+		if cfg.Profiling.Mode() != trace.Never {
+			fmt.Fprintf(s.Err, "perfgate: warning: profiling.when %s: --from judges results on disk with no server to profile; profile in the shards' gate runs\n", cfg.Profiling.Mode())
+		}
 		out, err = gateJudge(o.from, baselines, manifests, policy)
 		if err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
 	default:
-		out, err = gateMeasure(ctx, s, cfg, manifests, baselines, policy, l, gateClient{o.progress, o.limits}, &failed)
+		prof = &gateProfile{cfg: cfg.Profiling, env: cfg.Server.Env, getenv: s.getenv, outDir: cfg.Output,
+			store: baseline.Store{Root: cfg.Baselines}, profile: cfg.Profile, log: s.Err}
+		out, err = gateMeasure(ctx, s, cfg, manifests, baselines, policy, l, gateClient{o.progress, o.limits, prof}, &failed)
 	}
 	if err != nil {
 		return err
@@ -225,6 +235,9 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths := gateReportPaths(cfg, baseDir, out, s.getenv)
+	if prof != nil {
+		paths.kernels = prof.Kernels
+	}
 	paths.data.ServerFailure = reportedFailure(failed)
 	if paths.data.Artifact, err = gateArtifact(o.artifact, s.getenv); err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
@@ -251,6 +264,8 @@ func gateServing(ms []*workload.Manifest) bool {
 type gateClient struct {
 	progress time.Duration
 	limits   metrics.Limits
+	// profile takes the kernel profile after the verdict (nil: none).
+	profile *gateProfile
 }
 
 // gateMeasure runs the manifests in one session (gate/session): serving
@@ -282,15 +297,22 @@ func gateMeasure(ctx context.Context, s *Streams, cfg config.Config, ms []*workl
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
 	}
+	opts.Restarts = cfg.Trials.Restarts
 	var out *pipeline.Outcome
-	err = session.Run(ctx, so, func(ctx context.Context, sess *session.Session) error {
+	err = session.RunStarts(ctx, so, func(ctx context.Context, sess *session.Session, restart session.Restart) error {
 		trials := sess.Trials()
+		if len(so.Command) > 0 {
+			opts.Restart = restartTrials(restart)
+		}
 		if err := pipeline.Preflight(ctx, trials, ms, baselines, p); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}
 		var err error
 		if out, err = pipeline.Run(ctx, trials, ms, opts); err != nil {
 			return fmt.Errorf("gate: %w", err)
+		}
+		if out.RunErr == nil {
+			gc.profile.after(ctx, trials, sess.URL, config.APIKey(s.getenv), ms, out)
 		}
 		return nil
 	})

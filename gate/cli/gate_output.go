@@ -19,6 +19,8 @@ import (
 type gatePaths struct {
 	dir, results, comparison, report, comment, text string
 	data                                            *report.Data
+	// kernels is the kernel profile's section (profile.go), nil without.
+	kernels *verdict.KernelDiff
 }
 
 // gateReportPaths lays out the output directory and the report's view of
@@ -88,6 +90,7 @@ func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipelin
 		}
 	}
 	explain.Attach(out.Comparison, p.data.Baselines, p.data.Candidates)
+	attachKernels(out.Comparison, p.kernels)
 	var cmpJSON, full, comment, text bytes.Buffer
 	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/session"
+	"github.com/perfgate/perfgate/gate/trace"
 	"github.com/perfgate/perfgate/gate/workload"
 )
 
@@ -30,6 +31,7 @@ type runOptions struct {
 	url            string
 	out            string
 	trials         int
+	restarts       int
 	warmups        int
 	saveDetailed   bool
 	shard          string
@@ -45,6 +47,9 @@ type runOptions struct {
 	serverLog      string
 	gpus           int
 	engine         string
+	// profiling, profilingDir: see profile_run.go.
+	profiling    string
+	profilingDir string
 }
 
 func newRunCmd(s *Streams) *cobra.Command {
@@ -65,6 +70,7 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.StringVar(&o.url, "url", "", "base URL of the OpenAI-compatible server, e.g. http://127.0.0.1:8000")
 	f.StringVarP(&o.out, "out", "o", "", "directory for result files")
 	f.IntVar(&o.trials, "trials", 0, "measured trials per cell (0: the workload's trials.min)")
+	f.IntVar(&o.restarts, "restarts", 0, "server starts the trials are spread over, with --server-cmd (0: the workloads' trials.restarts)")
 	f.IntVar(&o.warmups, "warmups", -1, "warmup requests before each trial (-1: the workload's)")
 	f.BoolVar(&o.saveDetailed, "save-detailed", false, "also write per-request records, DIR/<cell>.requests.jsonl")
 	f.StringVar(&o.shard, "shard", "", "run only shard i/N of the cells (sorted by cell name, index % N == i-1)")
@@ -78,6 +84,8 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.StringVar(&o.serverLog, "server-log", "", "file that receives the launched server's output")
 	f.IntVar(&o.gpus, "gpus", 0, "GPUs the server uses, for per-GPU throughput of workloads that set no gpus")
 	f.StringVar(&o.engine, "engine", "", "the server's engine: auto (default), vllm, sglang, ollama, llamacpp, tgi or openai (docs/engines.md)")
+	f.StringVar(&o.profiling, "profiling", "", "always: after the cells, one short profiled trial per cell, its trace and op summary under DIR/profiles/ for baseline update (docs/report.md)")
+	f.StringVar(&o.profilingDir, "profiling-dir", "", "the directory the server writes its traces to (default: its VLLM_TORCH_PROFILER_DIR or SGLANG_TORCH_PROFILER_DIR from --server-env or the environment)")
 	f.DurationVar(&o.grace, "grace", loadgen.DefaultGrace, "after Ctrl-C, how long in-flight requests may finish")
 	f.DurationVar(&o.progressPeriod, "progress-interval", loadgen.DefaultProgressInterval, "period of progress lines when stderr is not a terminal")
 	return cmd
@@ -104,6 +112,10 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 		return exitf(ExitInvalid, "run: --progress-interval %v: must be positive", o.progressPeriod)
 	case o.readyTimeout <= 0:
 		return exitf(ExitInvalid, "run: --ready-timeout %v: must be positive (how long to wait for the server to become ready, e.g. 10m)", o.readyTimeout)
+	}
+	profMode, err := trace.ParseMode(o.profiling)
+	if err != nil {
+		return exitf(ExitInvalid, "run: --profiling %q: want always or never (run has no verdict for on-regression)", o.profiling)
 	}
 	l := workload.Loader{Warn: func(e *workload.Error) { fmt.Fprintln(s.Err, e) }}
 	ms, err := l.LoadPaths(o.workloads)
@@ -166,32 +178,63 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	}
 	var last *result.Result // the cell being run, for a launched server's log tail
 	var lastPath string
-	err = session.Run(cmd.Context(), so, func(ctx context.Context, sess *session.Session) error {
-		var measured []*result.Result
-		for _, m := range ms {
-			trials := o.trials
-			if trials == 0 {
-				trials = max(m.Trials.Min, 1)
-			}
-			path := filepath.Join(o.out, result.FileName(m.Cell))
-			res, err := runCell(ctx, sess, m, trials, path, o.saveDetailed)
-			if res != nil {
-				last, lastPath, measured = res, path, append(measured, res)
-				if werr := result.Write(path, res); werr != nil {
-					return fmt.Errorf("run: %w", werr)
+	starts := runStarts(s, ms, o.restarts, argv != nil)
+	err = session.RunStarts(cmd.Context(), so, func(ctx context.Context, sess *session.Session, restart session.Restart) error {
+		measured := make([]*result.Result, len(ms))
+		for k := 1; k <= starts; k++ {
+			if k > 1 {
+				var err error
+				if ctx, sess, err = restart(); err != nil {
+					return exitf(ExitRunFailed, "run: server start %d of %d: %w", k, starts, err)
 				}
-				fmt.Fprintf(s.Out, "%s: %d trials (%d valid) -> %s\n", m.Cell, len(res.Trials), len(res.ValidTrials()), path)
 			}
-			if err != nil {
-				if errors.Is(err, loadgen.ErrInterrupted) {
-					return exitf(ExitRunFailed, "run: %s: interrupted; partial result written to %s", m.Cell, path)
+			for i, m := range ms {
+				trials := o.trials
+				if trials == 0 {
+					trials = max(m.Trials.Min, 1)
 				}
-				return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
+				n := pipeline.StartShare(trials, starts, k)
+				if n == 0 {
+					continue
+				}
+				path := filepath.Join(o.out, result.FileName(m.Cell))
+				res, have, err := measured[i], 0, error(nil)
+				if k == 1 {
+					res, err = runCell(ctx, sess, m, n, path, o.saveDetailed)
+				} else {
+					have = len(res.Trials)
+					sess.Track(res)
+					err = sess.Trials().RunTrials(ctx, m, res, n)
+					res.FinishedAt = time.Now().UTC()
+				}
+				if res != nil {
+					pipeline.StampStart(res, have, k, starts)
+					last, lastPath, measured[i] = res, path, res
+					if werr := result.Write(path, res); werr != nil {
+						return fmt.Errorf("run: %w", werr)
+					}
+					if k == starts {
+						fmt.Fprintf(s.Out, "%s: %d trials (%d valid) -> %s\n", m.Cell, len(res.Trials), len(res.ValidTrials()), path)
+					}
+				}
+				if err != nil {
+					if errors.Is(err, loadgen.ErrInterrupted) {
+						return exitf(ExitRunFailed, "run: %s: interrupted; partial result written to %s", m.Cell, path)
+					}
+					return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
+				}
 			}
 		}
-		if err := pipeline.Unmeasured(measured); err != nil {
+		var done []*result.Result
+		for _, r := range measured {
+			if r != nil {
+				done = append(done, r)
+			}
+		}
+		if err := pipeline.Unmeasured(done); err != nil {
 			return exitf(ExitRunFailed, "run: %w", err)
 		}
+		runProfiles(ctx, s, sess, profMode, config.Profiling{Dir: o.profilingDir}, o.serverEnv, o.out, ms, measured)
 		return nil
 	})
 	if err == nil {
@@ -267,4 +310,22 @@ func runIsTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// runStarts is the number of server starts run spreads each cell's trials
+// over: --restarts, else the largest trials.restarts of the workloads.
+// An attached server (--url) is measured in one session, with a warning
+// saying what would restart it.
+func runStarts(s *Streams, ms []*workload.Manifest, flag int, launched bool) int {
+	k := flag
+	if k <= 0 {
+		for _, m := range ms {
+			k = max(k, m.Trials.Restarts)
+		}
+	}
+	if k > 1 && !launched {
+		fmt.Fprintf(s.Err, "run: warning: %d server starts asked for (--restarts or trials.restarts), but perfgate did not launch the server (--url): measured in one session; launch it with --server-cmd to restart it\n", k)
+		return 1
+	}
+	return max(k, 1)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/sim"
 )
 
@@ -51,7 +52,7 @@ func newSimCmd(s *Streams) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (use 127.0.0.1:0 for any free port)")
-	f.StringVar(&profileDir, "profile-dir", "", "serve /start_profile and /stop_profile, writing each profile's Chrome trace into this directory (vLLM: VLLM_TORCH_PROFILER_DIR)")
+	f.StringVar(&profileDir, "profile-dir", "", "serve /start_profile and /stop_profile, writing each profile's Chrome trace into this directory (default: the impersonated engine's own variable, VLLM_TORCH_PROFILER_DIR or SGLANG_TORCH_PROFILER_DIR, when set)")
 	f.StringVar(&preset, "preset", "fast", fmt.Sprintf("starting configuration, one of %v", sim.PresetNames()))
 	f.StringVar(&engine, "engine", sim.EngineVLLM, fmt.Sprintf("engine to impersonate (endpoints, errors, usage, chunking), one of %v", sim.Engines()))
 	k := &simKnobs{fs: f, applies: map[string]func(*sim.Config){}}
@@ -133,9 +134,25 @@ func newSimCmd(s *Streams) *cobra.Command {
 				apply(&cfg)
 			}
 		})
+		if profileDir == "" {
+			profileDir = simProfileDir(s, engine)
+		}
 		return simServe(cmd.Context(), s, addr, cfg, profileDir)
 	}
 	return cmd
+}
+
+// simProfileDir is the trace directory the impersonated engine would
+// read from its environment, so a simulator launched by a gate's
+// --server-cmd with VLLM_TORCH_PROFILER_DIR in server.env is profiled as
+// vLLM would be; "" when the engine is not profiled or the variable is
+// unset (the endpoints then answer 404, as vLLM's do).
+func simProfileDir(s *Streams, name string) string {
+	p, err := engine.Get(engine.Name(name))
+	if err != nil || p.Profiler == nil {
+		return ""
+	}
+	return s.getenv(p.Profiler.DirEnv)
 }
 
 // simServe listens on addr, prints the base URL as the first stdout line,

@@ -40,10 +40,16 @@ func (w *simBuffer) String() string {
 // a channel with its exit code.
 func simStart(t *testing.T, ctx context.Context, args ...string) (string, <-chan ExitCode, *simBuffer) {
 	t.Helper()
+	return simStartEnv(t, ctx, nil, args...)
+}
+
+// simStartEnv is simStart with the command's environment.
+func simStartEnv(t *testing.T, ctx context.Context, environ []string, args ...string) (string, <-chan ExitCode, *simBuffer) {
+	t.Helper()
 	out, errw := &simBuffer{}, &simBuffer{}
 	done := make(chan ExitCode, 1)
 	go func() {
-		done <- Main(ctx, append([]string{"sim", "--addr", "127.0.0.1:0"}, args...), Streams{In: strings.NewReader(""), Out: out, Err: errw})
+		done <- Main(ctx, append([]string{"sim", "--addr", "127.0.0.1:0"}, args...), Streams{In: strings.NewReader(""), Out: out, Err: errw, Environ: environ})
 	}()
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(out.String(), "\n") {

@@ -27,6 +27,7 @@
 //	  min: 5                         # per workload before the first comparison
 //	  max: 10                        # per workload, including extra looks
 //	  budget: 30m                    # wall-clock bound over all extra trials
+//	  restarts: 1                    # server starts the first trials spread over (server.command only)
 //	github:
 //	  comment: always                # always, on-change, not-pass or never
 //	  fail_on_inconclusive: false
@@ -43,6 +44,10 @@
 //	  block_trials: 2                # trials of every workload per block (0: the default)
 //	  seed: 0                        # 0: the fixed ABBA BAAB order; else a seeded balanced order
 //	  max_blocks: 16                 # adaptive looks add blocks up to this (0: no extra blocks)
+//	profiling:                       # kernel profiles beside the verdict (docs/report.md)
+//	  when: on-regression            # never (default), on-regression or always
+//	  dir: /tmp/vllm-traces          # where the server writes traces (its VLLM_TORCH_PROFILER_DIR)
+//	  requests: 32                   # requests of the one profiled trial (0: 32)
 //
 // Environment variables are PERFGATE_ followed by the key path in upper case
 // with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
@@ -76,6 +81,8 @@ type Config struct {
 	History History `mapstructure:"history"`
 	// AB configures `perfgate ab` (docs/ab.md).
 	AB AB `mapstructure:"ab"`
+	// Profiling says when a run takes a kernel profile (profiling.go).
+	Profiling Profiling `mapstructure:"profiling"`
 }
 
 // AB configures `perfgate ab`: the two arms and the block design. Zero
@@ -189,6 +196,11 @@ type Trials struct {
 	Max int `mapstructure:"max"`
 	// Budget bounds the wall-clock time spent on extra trials in one run.
 	Budget time.Duration `mapstructure:"budget"`
+	// Restarts is the number of server starts a launched server's first
+	// look is spread over (the workloads' trials.restarts default; 0 or 1:
+	// one session). Each start is a session of its own to the verdict, so
+	// the candidate's between-session noise shrinks as 1/Restarts.
+	Restarts int `mapstructure:"restarts"`
 }
 
 // GitHub holds the settings of the PR comment and of GitHub Actions.

@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
+	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/pipeline"
+	"github.com/perfgate/perfgate/gate/profiling"
 	"github.com/perfgate/perfgate/gate/sim"
 	"github.com/perfgate/perfgate/gate/trace"
 	"github.com/perfgate/perfgate/gate/verdict"
-	"github.com/perfgate/perfgate/gate/workload"
 )
 
 // profiles is where the simulator's traces go: profiles/<arm>/ of the
@@ -44,19 +43,17 @@ func (p *profiles) open(name string) (io.WriteCloser, error) {
 // compares the traces. Whatever goes wrong is the diff's Error: the
 // verdict is already decided and never depends on a profile.
 func profileArms(ctx context.Context, srv *sim.Server, url string, trials pipeline.Trials, p *profiles, o Options, c *verdict.Comparison, progress io.Writer) *verdict.KernelDiff {
-	cell := explain.Worst(c)
-	if cell == "" && len(o.Manifests) > 0 {
-		cell = o.Manifests[0].Cell // profile: always on a pass
-	}
-	var m *workload.Manifest
-	for _, x := range o.Manifests {
-		if x.Cell == cell {
-			m = x
-		}
+	m := profiling.Choose(c, o.Manifests, o.Profile)
+	if m == nil {
+		// The demo was asked to profile: the worst regressed cell, else
+		// the first one a profile can run.
+		m = profiling.Choose(c, o.Manifests, trace.Always)
 	}
 	if m == nil {
-		return &verdict.KernelDiff{Workload: cell, Error: "no workload to profile"}
+		return &verdict.KernelDiff{Error: "no workload to profile"}
 	}
+	cell := m.Cell
+	tr := profiling.Trial{URL: url, Profiler: engine.Must(engine.VLLM).Profiler, Trials: trials}
 	sums := map[string]*trace.Summary{}
 	paths := map[string]string{}
 	for _, arm := range []struct {
@@ -70,12 +67,8 @@ func profileArms(ctx context.Context, srv *sim.Server, url string, trials pipeli
 		p.mu.Lock()
 		p.arm, p.last = arm.name, ""
 		p.mu.Unlock()
-		if err := post(ctx, url+"/start_profile"); err != nil {
-			return &verdict.KernelDiff{Workload: cell, Error: err.Error()}
-		}
-		_, runErr := pipeline.Record(ctx, trials, []*workload.Manifest{m}, 1)
-		if err := post(ctx, url+"/stop_profile"); err != nil || runErr != nil {
-			return &verdict.KernelDiff{Workload: cell, Error: fmt.Sprintf("profiled trial on the %s: %v", arm.name, firstErr(runErr, err))}
+		if err := tr.Run(ctx, m); err != nil {
+			return &verdict.KernelDiff{Workload: cell, Error: fmt.Sprintf("profiled trial on the %s: %v", arm.name, err)}
 		}
 		p.mu.Lock()
 		path := p.last
@@ -92,30 +85,4 @@ func profileArms(ctx context.Context, srv *sim.Server, url string, trials pipeli
 		sums[arm.name], paths[arm.name] = sum, path
 	}
 	return explain.Kernels(cell, paths["baseline"], paths["candidate"], sums["baseline"], sums["candidate"], nil)
-}
-
-func post(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(""))
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("POST %s: %s %s", url, resp.Status, strings.TrimSpace(string(msg)))
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }

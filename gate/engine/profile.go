@@ -135,6 +135,9 @@ type Profile struct {
 	ClosesAfterStream bool
 	// Launch is the shape of the engine's launch command.
 	Launch Launch
+	// Profiler is how the engine is profiled (profiler.go); nil when it
+	// serves no profiling endpoints.
+	Profiler *Profiler
 }
 
 // profiles holds every profile by name. The facts are cited in
@@ -149,6 +152,7 @@ var profiles = map[Name]Profile{
 		TokenPrompts: true, Tokenize: "/tokenize",
 		CacheReset:     &Endpoint{"POST", "/reset_prefix_cache"},
 		CacheResetNote: "vLLM serves it only with VLLM_SERVER_DEV_MODE=1",
+		Profiler:       vllmProfiler,
 		Launch: Launch{
 			Programs:            [][]string{{"vllm", "serve"}, {"python", "-m", "vllm.entrypoints.openai.api_server"}},
 			ModelFlags:          []string{"--model"},
@@ -164,6 +168,7 @@ var profiles = map[Name]Profile{
 		TokenPrompts: true, Tokenize: "/tokenize",
 		CacheReset:     &Endpoint{"POST", "/flush_cache"},
 		CacheResetNote: "SGLang skips the flush while requests are running or waiting",
+		Profiler:       sglangProfiler,
 		Metrics: map[string]string{
 			"vllm:num_requests_running":        "sglang:num_running_reqs",
 			"vllm:num_requests_waiting":        "sglang:num_queue_reqs",

@@ -47,3 +47,27 @@ func Worst(c *verdict.Comparison) string {
 	}
 	return ""
 }
+
+// CandidateKernels is the kernel section when only the candidate was
+// profiled: its kernels with the most time per step, and note, which
+// says why there is no baseline side and what would give one.
+func CandidateKernels(workload, candPath string, cand *trace.Summary, note string) *verdict.KernelDiff {
+	k := &verdict.KernelDiff{Workload: workload, CandidateTrace: candPath, CandidateOnly: true, Note: note}
+	if cand == nil || cand.Steps == 0 {
+		file := candPath
+		if cand != nil {
+			file = cand.File
+		}
+		k.Error = "trace " + file + ": no engine steps (execute_model or ProfilerStep#) to divide by"
+		return k
+	}
+	k.CandidateSteps = cand.Steps
+	for i, op := range cand.Ops { // most total time first
+		if i == MaxKernels {
+			break
+		}
+		per := op.TotalUS / float64(cand.Steps)
+		k.Ops = append(k.Ops, verdict.KernelChange{Name: op.Name, Candidate: per, Delta: per})
+	}
+	return k
+}

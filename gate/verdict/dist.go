@@ -8,26 +8,6 @@ import "math"
 // from a statistics library because none of the approved libraries has a t
 // quantile, and the verdict must not depend on one we cannot audit.
 
-// tCDF is P(T <= t) for Student's t with df degrees of freedom; df <= 0 or
-// +Inf means the standard normal.
-func tCDF(t, df float64) float64 {
-	if df <= 0 || math.IsInf(df, 1) || df > 1e7 {
-		return normCDF(t)
-	}
-	if math.IsInf(t, 1) {
-		return 1
-	}
-	if math.IsInf(t, -1) {
-		return 0
-	}
-	x := df / (df + t*t)
-	tail := 0.5 * betaReg(x, df/2, 0.5) // P(T > |t|)
-	if t >= 0 {
-		return 1 - tail
-	}
-	return tail
-}
-
 // tSurvival is P(T > t), computed without the cancellation of 1-tCDF for
 // large t (p-values of 1e-12 still need to order correctly under Holm).
 func tSurvival(t, df float64) float64 {
@@ -113,43 +93,21 @@ func betaReg(x, a, b float64) float64 {
 	return 1 - front*betaCF(1-x, b, a)/b
 }
 
-// betaCF evaluates the continued fraction of the incomplete beta function.
+// betaCF evaluates the continued fraction of the incomplete beta function
+// by Lentz's method.
 func betaCF(x, a, b float64) float64 {
-	const (
-		tiny = 1e-300
-		eps  = 1e-15
-	)
+	const eps = 1e-15
 	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
+	if math.Abs(d) < lentzTiny {
+		d = lentzTiny
 	}
 	d = 1 / d
 	h := d
 	for m := 1; m <= 1000; m++ {
 		fm := float64(m)
-		// Even step.
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
+		c, d = lentzStep(fm*(b-fm)*x/((a+2*fm-1)*(a+2*fm)), c, d) // even step
 		h *= d * c
-		// Odd step.
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
+		c, d = lentzStep(-(a+fm)*(a+b+fm)*x/((a+2*fm)*(a+2*fm+1)), c, d) // odd step
 		del := d * c
 		h *= del
 		if math.Abs(del-1) < eps {
@@ -157,6 +115,23 @@ func betaCF(x, a, b float64) float64 {
 		}
 	}
 	return h
+}
+
+// lentzTiny stands in for a zero denominator in Lentz's method.
+const lentzTiny = 1e-300
+
+// lentzStep is one term of Lentz's method: it folds the coefficient num
+// into c and d (d returned as its reciprocal, as the product h needs it).
+func lentzStep(num, c, d float64) (float64, float64) {
+	d = 1 + num*d
+	if math.Abs(d) < lentzTiny {
+		d = lentzTiny
+	}
+	c = 1 + num/c
+	if math.Abs(c) < lentzTiny {
+		c = lentzTiny
+	}
+	return c, 1 / d
 }
 
 // holm returns Holm's step-down adjusted p-values: with the p-values sorted

@@ -48,6 +48,12 @@ type KernelDiff struct {
 	// Error says why there is no comparison (a trace that did not parse,
 	// an engine without profiling) and what would give one.
 	Error string `json:"error,omitempty"`
+	// CandidateOnly is set when only the candidate was profiled and the
+	// baseline has no op summary to compare with: Ops are then the
+	// candidate's kernels by time per step (Baseline 0), and Note says
+	// what would give a diff.
+	CandidateOnly bool   `json:"candidate_only,omitempty"`
+	Note          string `json:"note,omitempty"`
 }
 
 // KernelChange is one kernel's time per engine step in both arms, in

@@ -71,6 +71,7 @@ func (f *File) expand() ([]*Manifest, []*Error, []*Error) {
 
 			MetricPercentiles: f.MetricPercentiles,
 			Warnings:          warningTexts(warnings),
+			Profiling:         f.Profiling,
 		}
 		m.SaturationShare = f.Load.SaturationShare
 		if f.Kind == KindCapacity {

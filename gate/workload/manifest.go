@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/trace"
 )
 
 // API selects the OpenAI endpoint a workload drives.
@@ -97,6 +98,10 @@ type Manifest struct {
 	// for 1 req/s, and the runner measures saturation first and runs the
 	// trials At share x saturation.
 	SaturationShare float64
+	// Profiling is the workload's own profiling: key ("": perfgate.yaml's
+	// profiling.when decides). It is not part of the Spec nor the Hash: a
+	// profile is taken beside the measurement and never changes it.
+	Profiling trace.Mode
 	// BaselineRate is set on a share-of-saturation cell's comparison at
 	// the baseline's absolute rate (AtBaselineRate); the result of its
 	// trials carries it.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"time"
+
+	"github.com/perfgate/perfgate/gate/trace"
 )
 
 // Dataset kinds.
@@ -76,6 +78,9 @@ type File struct {
 	// Capacity holds a kind: capacity file's search settings, defaults
 	// filled in.
 	Capacity CapacitySpec
+	// Profiling overrides perfgate.yaml's profiling.when for this
+	// workload's cells ("": not set). See profiling.go.
+	Profiling trace.Mode
 
 	lines lines // where each field was written, for errors found later
 }
