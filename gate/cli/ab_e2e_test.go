@@ -47,7 +47,7 @@ func abE2E(t *testing.T, dir, a, b string, more ...string) (ExitCode, string, st
 	defer cancel()
 	args := append([]string{"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", a, "--b-cmd", b,
 		"--blocks", "12", "--block-trials", "2", "--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000"}, more...)
-	return abMainEnv(ctx, withEnv("CLI_TEST_PERFGATE_MAIN=1"), args...)
+	return abMainEnv(ctx, testEnviron("CLI_TEST_PERFGATE_MAIN=1"), args...)
 }
 
 // TestABFindsDecodeSlowdown is the end-to-end check: B is the

@@ -20,6 +20,7 @@ import (
 // must say incomplete and be refused as a baseline. The run is then
 // interrupted (ctx cancelled) and its files stay incomplete.
 func TestABFilesIncompleteUntilLastBlock(t *testing.T) {
+	t.Parallel()
 	sim := abSim(t, "")
 	dir, mark := t.TempDir(), t.TempDir()
 	b := "sh -c 'if [ -e " + mark + "/launched ]; then touch " + mark + "/hung; exec sleep 60; fi; touch " + mark + "/launched; exec " + sim + "'"
@@ -27,7 +28,7 @@ func TestABFilesIncompleteUntilLastBlock(t *testing.T) {
 	defer cancel()
 	done := make(chan ExitCode, 1)
 	go func() {
-		code, _, _ := abMainEnv(ctx, withEnv("CLI_TEST_PERFGATE_MAIN=1"), "-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", sim, "--b-cmd", b,
+		code, _, _ := abMainEnv(ctx, testEnviron("CLI_TEST_PERFGATE_MAIN=1"), "-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", sim, "--b-cmd", b,
 			"--blocks", "8", "--block-trials", "1", "--ready-timeout", "90s", "--max-dispatch-lag-ms", "1000")
 		done <- code
 	}()

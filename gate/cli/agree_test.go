@@ -38,6 +38,7 @@ func (h *historyGate) gateAndCompare(factor float64) (ExitCode, ExitCode, *verdi
 // rule over 6 sessions while compare exited 4 under the PR's 50 %
 // tolerance on the newest file only).
 func TestGateAndCompareAgree(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		yaml    string

@@ -10,6 +10,7 @@ import (
 // Issue 20, item 12: values that used to crash or hang are refused up
 // front, naming the flag or setting.
 func TestBadInputIsRefusedUpFront(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "policy:\n  alpha: 1e-300\n")
 	b := writeResult(t, filepath.Join(h.dir, "b", "a.json"), compareTestResult("a", 2, 1))
 	c := writeResult(t, filepath.Join(h.dir, "c", "a.json"), compareTestResult("a", 2, 1.2))

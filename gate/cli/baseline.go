@@ -115,7 +115,7 @@ func runBaselineUpdate(s *Streams, o baselineUpdateOptions) error {
 	prov := result.Provenance{
 		GitSHA:     baselineOrEnv(o.gitSHA, s.getenv("GITHUB_SHA")),
 		GitRef:     baselineOrEnv(o.gitRef, s.getenv("GITHUB_REF")),
-		PromotedAt: time.Now().UTC().Truncate(time.Second),
+		PromotedAt: s.now().UTC().Truncate(time.Second),
 		How:        "perfgate baseline update --from " + o.from,
 		Accepted:   strings.TrimSpace(o.acceptChange),
 	}

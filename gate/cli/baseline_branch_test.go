@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,15 +26,17 @@ func gitT(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// gitCLI runs perfgate with args in an environment with gitTestEnv (its
+// git commits have a committer) and the variables kv.
+func gitCLI(kv []string, args ...string) (ExitCode, string, string) {
+	return mainIn(context.Background(), testEnviron(append(append([]string(nil), gitTestEnv...), kv...)...), args...)
+}
+
 // gitOrigin makes a bare origin with a main branch and n clones of it.
 func gitOrigin(t *testing.T, n int) (string, []string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
-	}
-	for _, kv := range gitTestEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
 	}
 	dir := t.TempDir()
 	bare := filepath.Join(dir, "origin.git")
@@ -60,6 +63,7 @@ func gitOrigin(t *testing.T, n int) (string, []string) {
 // edits an in-tree copy of the baseline still compares against the
 // branch, and reading leaves the branch as it was.
 func TestBaselinesBranchPromoteThenCompare(t *testing.T) {
+	// Not parallel: t.Chdir, the commands work on the checkout they run in.
 	bare, clones := gitOrigin(t, 2)
 	results := filepath.Join(t.TempDir(), "results")
 	mainTip := gitT(t, bare, "rev-parse", "main")
@@ -69,7 +73,7 @@ func TestBaselinesBranchPromoteThenCompare(t *testing.T) {
 		r := compareTestResult("a", 5, 1)
 		r.StartedAt = r.StartedAt.Add(time.Duration(night) * 24 * time.Hour)
 		writeResult(t, filepath.Join(results, "a.json"), r)
-		code, out, errs := runCLI("baseline", "update", "--from", results, "--profile", "p", "--branch", "perfgate-baselines", "--git-sha", "abc123")
+		code, out, errs := gitCLI(nil, "baseline", "update", "--from", results, "--profile", "p", "--branch", "perfgate-baselines", "--git-sha", "abc123")
 		if code != ExitPass || !strings.Contains(out, "wrote perfgate-baselines:baselines/p/a.json") || !strings.Contains(errs, "committed") {
 			t.Fatalf("night %d: exit %d\n%s%s", night, code, out, errs)
 		}
@@ -93,18 +97,17 @@ func TestBaselinesBranchPromoteThenCompare(t *testing.T) {
 	branchTip := gitT(t, bare, "rev-parse", "perfgate-baselines")
 	cand := filepath.Join(t.TempDir(), "cand")
 	writeResult(t, filepath.Join(cand, "a.json"), compareTestResult("a", 5, 1.3))
-	code, out, errs := runCLI("compare", "--baseline", "git:perfgate-baselines:baselines/p", "--candidate", cand, "--assumed-between", "0")
+	code, out, errs := gitCLI(nil, "compare", "--baseline", "git:perfgate-baselines:baselines/p", "--candidate", cand, "--assumed-between", "0")
 	if code != ExitRegression || !strings.Contains(errs, "baselines from branch perfgate-baselines") {
 		t.Errorf("compare against the branch: exit %d, want %d\n%s%s", code, ExitRegression, out, errs)
 	}
 	// As in a pull request's workflow: the merge base is main's.
 	gitT(t, clones[1], "fetch", "--quiet", "--unshallow", "origin", "main")
-	t.Setenv("GITHUB_BASE_REF", "main")
-	code, out, errs = runCLI("gate", "--config", "perfgate.yaml", "--from", cand, "--output", filepath.Join(t.TempDir(), "out"))
+	code, out, errs = gitCLI([]string{"GITHUB_BASE_REF=main"}, "gate", "--config", "perfgate.yaml", "--from", cand, "--output", filepath.Join(t.TempDir(), "out"))
 	if code != ExitRegression || !strings.Contains(errs, "baselines from branch perfgate-baselines") {
 		t.Errorf("gate --from against the branch: exit %d, want %d\n%s%s", code, ExitRegression, out, errs)
 	}
-	code, out, errs = runCLI("history", "--config", "perfgate.yaml", "--format", "json")
+	code, out, errs = gitCLI(nil, "history", "--config", "perfgate.yaml", "--format", "json")
 	if code != ExitPass || !strings.Contains(out, "abc123") {
 		t.Errorf("history from the branch: exit %d\n%s%s", code, out, errs)
 	}
@@ -114,18 +117,19 @@ func TestBaselinesBranchPromoteThenCompare(t *testing.T) {
 }
 
 func TestBaselinesBranchMissing(t *testing.T) {
+	// Not parallel: t.Chdir, the commands work on the checkout they run in.
 	_, clones := gitOrigin(t, 1)
 	t.Chdir(clones[0])
 	cand := filepath.Join(t.TempDir(), "cand")
 	writeResult(t, filepath.Join(cand, "a.json"), compareTestResult("a", 5, 1))
-	code, _, errs := runCLI("compare", "--baseline", "git:perfgate-baselines:baselines/p", "--candidate", cand)
+	code, _, errs := gitCLI(nil, "compare", "--baseline", "git:perfgate-baselines:baselines/p", "--candidate", cand)
 	if code != ExitInvalid || !strings.Contains(errs, "exists neither on origin nor locally") || !strings.Contains(errs, "--branch perfgate-baselines") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 	// The first night's gate still judges (every cell missing its
 	// baseline, failing closed) and writes the results that create it.
 	out := filepath.Join(t.TempDir(), "out")
-	code, _, errs = runCLI("gate", "--config", "perfgate.yaml", "--from", cand, "--output", out)
+	code, _, errs = gitCLI(nil, "gate", "--config", "perfgate.yaml", "--from", cand, "--output", out)
 	if code != ExitInvalid || !strings.Contains(errs, "exists neither on origin nor locally yet") || !strings.Contains(errs, "could not be compared") {
 		t.Errorf("gate before the branch exists: exit %d, stderr %q", code, errs)
 	}

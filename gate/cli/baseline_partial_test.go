@@ -16,6 +16,7 @@ import (
 // skipped file with its reason, and exits 3 (some skipped). Before, the
 // whole update was refused (exit 2, nothing written).
 func TestBaselineUpdateWritesWhatPasses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	from, store := filepath.Join(dir, "results"), filepath.Join(dir, "baselines")
 	writeResult(t, filepath.Join(from, "good.json"), compareTestResult("good", 5, 1))

@@ -17,6 +17,7 @@ import (
 // short is dropped (it runs again), the complete ones are kept and their
 // results count as complete.
 func TestBisectResumeDropsPartialBlock(t *testing.T) {
+	t.Parallel()
 	ms, err := workload.Loader{}.LoadPaths([]string{"testdata/gate/decode-a.yaml"})
 	if err != nil {
 		t.Fatal(err)

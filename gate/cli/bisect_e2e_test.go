@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -61,10 +60,12 @@ func bisectRepoOf(t *testing.T, n int, knobsOf func(int) string) (string, []stri
 	return repo, shas
 }
 
+// bisectMainArgs runs perfgate bisect in-process with args, in an
+// environment where this test binary started as a server command is
+// perfgate (CLI_TEST_PERFGATE_MAIN=1, see bisectCmds): the servers bisect
+// launches inherit the command's environment.
 func bisectMainArgs(ctx context.Context, args ...string) (ExitCode, string, string) {
-	var out, errw bytes.Buffer
-	code := Main(ctx, append([]string{"bisect"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errw})
-	return code, out.String(), errw.String()
+	return mainIn(ctx, testEnviron("CLI_TEST_PERFGATE_MAIN=1"), append([]string{"bisect"}, args...)...)
 }
 
 // bisectCmds are the build and server commands of the end-to-end test:
@@ -73,7 +74,6 @@ func bisectMainArgs(ctx context.Context, args ...string) (ExitCode, string, stri
 // started with them.
 func bisectCmds(t *testing.T, repo string) (build, server string) {
 	exe := runServerCmd(t) // skips under -short
-	t.Setenv("CLI_TEST_PERFGATE_MAIN", "1")
 	knobs := filepath.Join(t.TempDir(), "knobs")
 	if err := os.Mkdir(knobs, 0o755); err != nil {
 		t.Fatal(err)
@@ -95,6 +95,8 @@ func bisectCmds(t *testing.T, repo string) (build, server string) {
 // about 35 s, two to three minutes under -race where every start of the
 // test binary costs a second; bounded by the context.
 func TestBisectFindsPlantedCulprit(t *testing.T) {
+	// Not parallel: its experiments measure the simulator in real time,
+	// and the other end-to-end runs would be part of what they measure.
 	repo, shas := bisectRepo(t, 32, 21, "1.5")
 	build, server := bisectCmds(t, repo)
 	dir := t.TempDir()
@@ -167,6 +169,8 @@ func TestBisectFindsPlantedCulprit(t *testing.T) {
 // stops with exit 3, writes where it stood (status interrupted, the
 // failure named), and keeps the ends' experiment for the next run.
 func TestBisectServerFailureStops(t *testing.T) {
+	// Not parallel: the ends' experiment must decide in its first 8
+	// blocks, measured in real time.
 	repo, shas := bisectRepoOf(t, 32, func(i int) string {
 		switch {
 		case i == 16:
@@ -217,6 +221,7 @@ func tail(s string, n int) string {
 // TestBisectInputErrors: bad input is exit 2 with the flag named, before
 // anything is built or started.
 func TestBisectInputErrors(t *testing.T) {
+	t.Parallel()
 	repo, shas := bisectRepo(t, 3, 2, "1.5")
 	base := []string{"--repo", repo, "-w", "testdata/gate/decode-a.yaml", "-o", t.TempDir()}
 	for _, c := range []struct {

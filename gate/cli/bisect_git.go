@@ -48,6 +48,7 @@ func bisectBuild(ctx context.Context, s *Streams, argv []string, dir, sha string
 	args := withSHA(argv, sha)
 	fmt.Fprintf(s.Err, "bisect: building %s: %s\n", shortSHA(sha), strings.Join(redact.Argv(args), " "))
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = s.environ() // the command's environment, as a launched server's
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {

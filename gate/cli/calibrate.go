@@ -166,7 +166,7 @@ func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibr
 	}
 	first := calibrateFirst(ms, sessions)
 	n := &baseline.Noise{
-		Schema: baseline.NoiseSchema, Profile: cfg.Profile, CreatedAt: time.Now().UTC().Truncate(time.Second),
+		Schema: baseline.NoiseSchema, Profile: cfg.Profile, CreatedAt: s.now().UTC().Truncate(time.Second),
 		Tool:     result.Tool{Name: "perfgate", Version: Version},
 		Restarts: cfg.Calibrate.Restarts, TrialsPerRestart: cfg.Calibrate.Trials,
 		Fingerprint: first.Fingerprint, ServerVersion: first.Server.Version, GitSHA: s.getenv("GITHUB_SHA"),

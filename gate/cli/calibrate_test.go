@@ -89,6 +89,8 @@ func sampleVar(x []float64) float64 {
 // machine adds: with offsets of CV 3 % a single stalled trial (within
 // sd 9 % seen on a loaded 2-core machine) swamped them.
 func TestCalibrateRecoversSessionNoise(t *testing.T) {
+	// Not parallel: its sessions' noise is measured in real time, and the other
+	// end-to-end runs would be part of it.
 	exe := runServerCmd(t) // skips under -short
 	seeds, realised := calibrateSeeds(0.10, 0.08, 0.16)
 	// The simulator runs in real time, and a shared test machine now and
@@ -181,6 +183,7 @@ func calibrateOnce(t *testing.T, exe string, seeds []uint64) baseline.NoiseMetri
 // least 3 sessions of 2 trials, and a writable noise file directory; each
 // refusal names the setting.
 func TestCalibrateRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notDir := filepath.Join(dir, "file")
 	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
@@ -210,6 +213,7 @@ func TestCalibrateRefuses(t *testing.T) {
 // session ends the calibration (exit 3) without a noise file; the cut-short
 // cell is kept, incomplete, with the end of the server's log.
 func TestCalibrateServerDiesMidSession(t *testing.T) {
+	t.Parallel()
 	exe := runServerCmd(t) // skips under -short
 	dir := t.TempDir()
 	out, base := filepath.Join(dir, "out"), filepath.Join(dir, "baselines")

@@ -70,6 +70,8 @@ func slipped(t *testing.T, attempt int, problems []string, sims ...*sim.Server) 
 // one search per trial with its probes; `perfgate compare` of a candidate
 // with half the seats fails on capacity_rps and shows the curves.
 func TestCapacityRunAndCompare(t *testing.T) {
+	// Not parallel: the capacity searches measure the simulator in real time,
+	// and the other end-to-end runs would be part of what they measure.
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}
@@ -120,6 +122,7 @@ func TestCapacityRunAndCompare(t *testing.T) {
 // records the saturation it measured and the rate it then ran at, and its
 // trials offer that rate.
 func TestTwoStepRun(t *testing.T) {
+	// Not parallel: the capacity search measures the simulator in real time.
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}
@@ -163,6 +166,7 @@ func TestTwoStepRun(t *testing.T) {
 // server (no baseline yet: exit 2), its results become the baseline, and
 // a server with half the seats fails the gate on capacity_rps.
 func TestCapacityGate(t *testing.T) {
+	// Not parallel: the capacity searches measure the simulator in real time.
 	if testing.Short() {
 		t.Skip("end-to-end gate test against the simulator")
 	}
@@ -211,6 +215,8 @@ func TestCapacityGate(t *testing.T) {
 // dispatch-lag limit raised, which gate has no flag for: on a loaded
 // machine the client wakes late now and then.
 func TestTwoStepGateAtBaselineRate(t *testing.T) {
+	// Not parallel: the capacity search and the verdict measure the
+	// simulator in real time.
 	if testing.Short() {
 		t.Skip("end-to-end gate test against the simulator")
 	}

@@ -50,6 +50,7 @@ func failingServer(t *testing.T, hangUp bool) string {
 // was ready) exited 0 with "complete": true. It fails (exit 3), its result
 // is incomplete, and the probe that ran is kept.
 func TestCapacityRunAgainstFailingServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}
@@ -79,6 +80,7 @@ func TestCapacityRunAgainstFailingServer(t *testing.T) {
 // ran. The search interrupted after its first probe is kept as an
 // invalid trial with its probes, and the result is incomplete.
 func TestCapacityRunInterruptedKeepsProbes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end run against the simulator (-short)")
 	}

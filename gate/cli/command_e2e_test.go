@@ -17,9 +17,9 @@ const commandWorkload = "testdata/command/latency.yaml"
 // without any server: one command per trial, the offline_* values in
 // each trial, the command's output files kept under DIR/commands/.
 func TestRunCommandWorkload(t *testing.T) {
-	t.Setenv("FAKE_LATENCY_SCALE", "1")
+	t.Parallel()
 	dir := t.TempDir()
-	code, out, errs := runMain(context.Background(), "-w", commandWorkload, "-o", dir, "--trials", "3")
+	code, out, errs := runMainIn(context.Background(), testEnviron("FAKE_LATENCY_SCALE=1"), "-w", commandWorkload, "-o", dir, "--trials", "3")
 	if code != ExitPass {
 		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -43,16 +43,18 @@ func TestRunCommandWorkload(t *testing.T) {
 // baseline, and one twice as slow is a regression naming the offline
 // latency.
 func TestGateCommandWorkload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	gate := func(out string) (ExitCode, string, string) {
+	// The benchmark command inherits the command's environment
+	// (command.Spec.BaseEnv): FAKE_LATENCY_SCALE is the engine's speed.
+	gate := func(out, scale string) (ExitCode, string, string) {
 		args := []string{"gate", "--workloads", commandWorkload, "--profile", "cmd",
 			"--baselines", filepath.Join(dir, "baselines"), "-o", filepath.Join(dir, out)}
 		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: testEnviron("FAKE_LATENCY_SCALE=" + scale)})
 		return code, stdout.String(), stderr.String()
 	}
-	t.Setenv("FAKE_LATENCY_SCALE", "1")
-	if code, out, errs := gate("base"); code != ExitInvalid || !strings.Contains(out, "missing-baseline") {
+	if code, out, errs := gate("base", "1"); code != ExitInvalid || !strings.Contains(out, "missing-baseline") {
 		t.Fatalf("baseline run: exit %d, want 2 (missing baseline)\n%s\n%s", code, out, errs)
 	}
 	r, err := result.Read(filepath.Join(dir, "base", "results", "engine-latency.json"))
@@ -63,11 +65,10 @@ func TestGateCommandWorkload(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if code, out, errs := gate("same"); code != ExitPass {
+	if code, out, errs := gate("same", "1"); code != ExitPass {
 		t.Fatalf("unchanged engine: exit %d, want 0\n%s\n%s", code, out, errs)
 	}
-	t.Setenv("FAKE_LATENCY_SCALE", "2")
-	code, out, errs := gate("slow")
+	code, out, errs := gate("slow", "2")
 	first, _, _ := strings.Cut(out, "\n")
 	if code != ExitRegression || !strings.Contains(first, "engine-latency") {
 		t.Fatalf("twice as slow an engine: exit %d, first line %q; want 1 naming the workload\n%s\n%s", code, first, out, errs)
@@ -80,6 +81,7 @@ func TestGateCommandWorkload(t *testing.T) {
 // TestGateMixedNeedsServer: a serving workload next to a command one still
 // needs a server.
 func TestGateMixedNeedsServer(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	args := []string{"gate", "--workloads", commandWorkload, "--workloads", "testdata/gate/decode-a.yaml", "-o", t.TempDir()}
 	if code := Main(context.Background(), args, Streams{Out: &out, Err: &errb}); code != ExitInvalid || !strings.Contains(errb.String(), "no server") {

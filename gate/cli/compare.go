@@ -133,7 +133,7 @@ func runCompare(s *Streams, o compareOptions) error {
 		}
 		p.AssumedBetween = map[string]float64{"*": o.assumedBetween}
 	}
-	side, base, err := compareTrusted(o.baseline, l.Config, &p, base)
+	side, base, err := compareTrusted(o.baseline, l.Config, &p, base, s.now())
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func runCompare(s *Streams, o compareOptions) error {
 // the sessions of its current segment (trust.Before) and the drift guard
 // after the comparison. Other baselines (result files that were never
 // promoted) are compared as they are, with a nil side.
-func compareTrusted(path string, cfg config.Config, p *verdict.Policy, base []*result.Result) (*trust.Side, []*result.Result, error) {
+func compareTrusted(path string, cfg config.Config, p *verdict.Policy, base []*result.Result, now time.Time) (*trust.Side, []*result.Result, error) {
 	promoted := false
 	for _, b := range base {
 		promoted = promoted || b.Provenance != nil
@@ -198,11 +198,11 @@ func compareTrusted(path string, cfg config.Config, p *verdict.Policy, base []*r
 		dir, profile = filepath.Dir(clean), filepath.Base(clean)
 	}
 	if dir == "" || baseline.ValidateProfile(profile) != nil {
-		side, judged := trust.Before(trust.Input{Baselines: base, Reference: history.Reference{Days: cfg.History.ReferenceDays, Runs: cfg.History.ReferenceRuns}, Now: time.Now()}, p)
+		side, judged := trust.Before(trust.Input{Baselines: base, Reference: history.Reference{Days: cfg.History.ReferenceDays, Runs: cfg.History.ReferenceRuns}, Now: now}, p)
 		return side, judged, nil
 	}
 	cfg.Profile = profile
-	return trustedSide(baseline.Store{Root: dir}, cfg, "", nil, p, base)
+	return trustedSide(baseline.Store{Root: dir}, cfg, "", nil, p, base, now)
 }
 
 // compareLoad reads the result files at path (a file, a directory of

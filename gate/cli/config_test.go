@@ -10,14 +10,14 @@ import (
 )
 
 func TestConfigCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "perfgate.yaml")
 	if err := os.WriteFile(file, []byte("profile: sim\nserver:\n  url: http://u:hunter2@127.0.0.1:8000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PERFGATE_GITHUB_TOKEN", "ghs_secret_value")
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), []string{"config", "--config", file}, Streams{Out: &out, Err: &errb})
+	code := Main(context.Background(), []string{"config", "--config", file}, Streams{Out: &out, Err: &errb, Environ: testEnviron("PERFGATE_GITHUB_TOKEN=ghs_secret_value")})
 	if code != ExitPass {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -35,6 +35,7 @@ func TestConfigCommand(t *testing.T) {
 }
 
 func TestConfigCommandInvalid(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "perfgate.yaml")
 	if err := os.WriteFile(file, []byte("profile: sim\npolicy:\n  alpah: 0.1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -47,9 +48,9 @@ func TestConfigCommandInvalid(t *testing.T) {
 }
 
 func TestConfigCommandGet(t *testing.T) {
-	t.Setenv("PERFGATE_PROFILE", "from-env")
+	t.Parallel()
 	var out, errb bytes.Buffer
-	if code := Main(context.Background(), []string{"config", "--get", "profile"}, Streams{Out: &out, Err: &errb}); code != ExitPass || out.String() != "from-env\n" {
+	if code := Main(context.Background(), []string{"config", "--get", "profile"}, Streams{Out: &out, Err: &errb, Environ: testEnviron("PERFGATE_PROFILE=from-env")}); code != ExitPass || out.String() != "from-env\n" {
 		t.Errorf("config --get profile: exit %d, out %q, err %q", code, out.String(), errb.String())
 	}
 	out.Reset()

@@ -9,6 +9,7 @@ import (
 // The embedded smoke set expands to the same cells and hashes as the files
 // on disk, so the demo from an installed binary runs the reviewed workloads.
 func TestDemoEmbeddedMatchesDisk(t *testing.T) {
+	// Not parallel: t.Chdir, the disk side loads workloads/smoke as the demo does.
 	emb, err := demoEmbedded()
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,20 +17,23 @@ import (
 // record could not be written exits 2 saying so (issue #20 item 7: exit 2
 // with nothing on stdout).
 func TestGateDiskFullStillPrintsTheVerdict(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	h.promote(sha('a'), 1)
 	h.promote(sha('b'), 1)
 	full := func(path string) error {
 		return fmt.Errorf("write %s: %w", path, syscall.ENOSPC)
 	}
-	oldR, oldF := gateWriteResult, gateWriteFile
-	gateWriteResult = func(path string, _ *result.Result) error { return full(path) }
-	gateWriteFile = func(path string, _ []byte) error { return full(path) }
-	t.Cleanup(func() { gateWriteResult, gateWriteFile = oldR, oldF })
 	judge := func(factor float64) (ExitCode, string, string) {
 		cand := filepath.Join(h.dir, fmt.Sprintf("cand-%v", factor))
 		writeResult(t, filepath.Join(cand, "a.json"), compareTestResult("a", 10, factor))
-		return runCLI("gate", "--config", h.cfg, "--baselines", h.store, "--from", cand, "-o", filepath.Join(h.dir, "out"))
+		var out, errb bytes.Buffer
+		// The disk is full for this gate's output files alone.
+		code := Main(context.Background(), []string{"gate", "--config", h.cfg, "--baselines", h.store, "--from", cand, "-o", filepath.Join(h.dir, "out")},
+			Streams{Out: &out, Err: &errb,
+				writeResult: func(path string, _ *result.Result) error { return full(path) },
+				writeFile:   func(path string, _ []byte) error { return full(path) }})
+		return code, out.String(), errb.String()
 	}
 	code, out, errs := judge(1.5)
 	if code != ExitRegression || !strings.Contains(strings.ToLower(out), "regression") || !strings.Contains(errs, "no space left on device") {

@@ -17,16 +17,15 @@ import (
 // model, in seconds, not after the ten-minute ready timeout; its engine is
 // detected and recorded in the result and the fingerprint.
 func TestRunLaunchesServerWithoutHealth(t *testing.T) {
+	t.Parallel()
 	serverCmd := runServerCmd(t) // skips under -short
-	t.Setenv("CLI_TEST_SERVE_SIM", "1")
-	t.Setenv("CLI_TEST_SIM_LIKE", "ollama")
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // bounds a broken run
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
 	code := Main(ctx, []string{"run", "-w", "testdata/gate/decode-a.yaml", "--trials", "1", "-o", out, "--server-cmd", serverCmd},
-		Streams{Out: &stdout, Err: &stderr})
+		Streams{Out: &stdout, Err: &stderr, Environ: testEnviron("CLI_TEST_SERVE_SIM=1", "CLI_TEST_SIM_LIKE=ollama")})
 	took := time.Since(start)
 	if code != ExitPass {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -52,9 +51,8 @@ func TestRunLaunchesServerWithoutHealth(t *testing.T) {
 // became ready. The same holds when the wait is interrupted (a cancelled
 // CI job), which used to leave no output at all.
 func TestGateNeverReady(t *testing.T) {
+	t.Parallel()
 	serverCmd := runServerCmd(t) // skips under -short
-	t.Setenv("CLI_TEST_SERVE_SIM", "1")
-	t.Setenv("CLI_TEST_SIM_LIKE", "never-ready")
 	for _, tc := range []struct {
 		name      string
 		timeout   string
@@ -65,7 +63,8 @@ func TestGateNeverReady(t *testing.T) {
 		{"interrupted", "1m", 1500 * time.Millisecond, "interrupted while waiting for the server"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("PERFGATE_SERVER_READY_TIMEOUT", tc.timeout)
+			t.Parallel()
+			env := testEnviron("CLI_TEST_SERVE_SIM=1", "CLI_TEST_SIM_LIKE=never-ready", "PERFGATE_SERVER_READY_TIMEOUT="+tc.timeout)
 			out := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -74,7 +73,7 @@ func TestGateNeverReady(t *testing.T) {
 			}
 			var stdout, stderr bytes.Buffer
 			code := Main(ctx, []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "-o", out,
-				"--baselines", filepath.Join(out, "none"), "--server-cmd", serverCmd}, Streams{Out: &stdout, Err: &stderr})
+				"--baselines", filepath.Join(out, "none"), "--server-cmd", serverCmd}, Streams{Out: &stdout, Err: &stderr, Environ: env})
 			if code != ExitRunFailed {
 				t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 			}
@@ -98,6 +97,7 @@ func TestGateNeverReady(t *testing.T) {
 // TestEngineFlagChecked: an unknown --engine is a usage error naming the
 // flag and the engines there are, before anything is launched or probed.
 func TestEngineFlagChecked(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	code := Main(context.Background(), []string{"run", "-w", "testdata/gate/decode-a.yaml", "-o", t.TempDir(), "--url", "http://127.0.0.1:1", "--engine", "trtllm"},
 		Streams{Out: &stdout, Err: &stderr})

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,14 @@ func (s *Streams) lookupEnv(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// now is the command's clock (Streams.Clock; time.Now when nil).
+func (s *Streams) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock()
+	}
+	return time.Now()
 }
 
 // getenv is lookupEnv without the flag.

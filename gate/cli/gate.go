@@ -62,9 +62,11 @@ type gateOptions struct {
 	// mergeBase and allowBaselineChange: see gate_history.go.
 	mergeBase           string
 	allowBaselineChange bool
-	// getenv and environ read the command's environment (Streams).
+	// getenv and environ read the command's environment, now its clock
+	// (Streams).
 	getenv  func(string) string
 	environ []string
+	now     func() time.Time
 	// baselinesBranch is the branch the store was read from
 	// (baselines: git:BRANCH), "" for a store in the checkout.
 	baselinesBranch string
@@ -100,7 +102,7 @@ shards with perfgate merge). --from DIR skips running and judges results
 already on disk (a merged shard directory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.getenv, o.environ = s.getenv, s.environ()
+			o.getenv, o.environ, o.now = s.getenv, s.environ(), s.now
 			return gateMain(cmd.Context(), s, cmd, o)
 		},
 	}

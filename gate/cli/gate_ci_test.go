@@ -47,6 +47,7 @@ func newCIGate(t *testing.T, env map[string]string) *ciGate {
 // variables alone, gets the PR comment on the fake GitHub API, the report
 // as a build annotation and the output directory as artifacts.
 func TestGateBuildkite(t *testing.T) {
+	t.Parallel()
 	g := newCIGate(t, map[string]string{
 		"BUILDKITE": "true", "BUILDKITE_PULL_REQUEST": "42", "BUILDKITE_REPO": "git@github.com:acme/engine.git",
 		"BUILDKITE_COMMIT": "0123abc", "BUILDKITE_BUILD_URL": "https://buildkite.com/acme/perf/builds/9", "GITHUB_TOKEN": "ghs_ci",
@@ -81,6 +82,7 @@ func TestGateBuildkite(t *testing.T) {
 // posted no comment and what would make it post one; given --repo and --pr
 // (and a token) it posts from anywhere.
 func TestGateNoCI(t *testing.T) {
+	t.Parallel()
 	g := newCIGate(t, map[string]string{})
 	code, _, errs := g.gate(1)
 	var lines []string
@@ -106,6 +108,7 @@ func TestGateNoCI(t *testing.T) {
 // TestGateGitLabExternalPR: a GitLab pipeline for a GitHub pull request
 // comments on it from GitLab's own variables.
 func TestGateGitLabExternalPR(t *testing.T) {
+	t.Parallel()
 	g := newCIGate(t, map[string]string{
 		"GITLAB_CI": "true", "CI_EXTERNAL_PULL_REQUEST_IID": "17", "CI_EXTERNAL_PULL_REQUEST_TARGET_REPOSITORY": "acme/engine",
 		"CI_PIPELINE_URL": "https://gitlab.com/acme/engine/-/pipelines/3", "GITHUB_TOKEN": "ghs_ci",

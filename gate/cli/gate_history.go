@@ -60,7 +60,7 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 			}
 		}
 	}
-	side, judged, err := trustedSide(store, cfg, mergeBase, ancestor, p, baselines)
+	side, judged, err := trustedSide(store, cfg, mergeBase, ancestor, p, baselines, o.now())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,7 +71,7 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 // trustedSide reads the profile's history and decides the trusted side of
 // a comparison against baselines: gate and compare both call it, so they
 // judge the same files alike.
-func trustedSide(store baseline.Store, cfg config.Config, mergeBase string, ancestor func(string) bool, p *verdict.Policy, baselines []*result.Result) (*trust.Side, []*result.Result, error) {
+func trustedSide(store baseline.Store, cfg config.Config, mergeBase string, ancestor func(string) bool, p *verdict.Policy, baselines []*result.Result, now time.Time) (*trust.Side, []*result.Result, error) {
 	cells, _, err := loadHistory(store, cfg.Profile)
 	if err != nil {
 		return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
@@ -82,7 +82,7 @@ func trustedSide(store baseline.Store, cfg config.Config, mergeBase string, ance
 		MergeBase: mergeBase,
 		Ancestor:  ancestor,
 		Reference: history.Reference{Days: cfg.History.ReferenceDays, Runs: cfg.History.ReferenceRuns},
-		Now:       time.Now(),
+		Now:       now,
 	}, p)
 	return side, judged, nil
 }

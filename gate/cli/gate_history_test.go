@@ -57,7 +57,7 @@ func (h *historyGate) gate(factor float64, extra ...string) (ExitCode, string, s
 	if h.environ != nil {
 		env = h.environ()
 	}
-	code, _, errs := runCLIEnv(env, args...)
+	code, _, errs := mainIn(context.Background(), env, args...)
 	comment, _ := os.ReadFile(filepath.Join(out, "comment.md"))
 	return code, string(comment), errs
 }

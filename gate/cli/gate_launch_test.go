@@ -142,21 +142,19 @@ func likeOllama(next http.Handler) http.Handler {
 // probed with the key (vLLM guards /v1/models), and a wrong key fails the
 // run at once instead of waiting out the ready timeout.
 func TestGateLaunchesServerWithAPIKey(t *testing.T) {
+	t.Parallel()
 	serverCmd := runServerCmd(t) // skips under -short
-	t.Setenv("CLI_TEST_SERVE_SIM", "1")
-	t.Setenv("CLI_TEST_SIM_API_KEY", "sk-launched")
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("PERFGATE_SERVER_READY_TIMEOUT", "1m") // bounds the test if failing fast broke
 	for _, tc := range []struct {
 		key  string
 		want ExitCode
 	}{{"sk-launched", ExitInvalid}, {"sk-wrong", ExitRunFailed}} {
-		t.Setenv("PERFGATE_API_KEY", tc.key)
+		env := testEnviron("CLI_TEST_SERVE_SIM=1", "CLI_TEST_SIM_API_KEY=sk-launched", "OPENAI_API_KEY=", "PERFGATE_API_KEY="+tc.key,
+			"PERFGATE_SERVER_READY_TIMEOUT=1m") // bounds the test if failing fast broke
 		out := t.TempDir()
 		args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "--max-trials", "2", "-o", out,
 			"--baselines", filepath.Join(out, "none"), "--server-cmd", serverCmd}
 		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: env})
 		all := stdout.String() + stderr.String()
 		if code != tc.want {
 			t.Fatalf("key %s: exit %d, want %d\n%s", tc.key, code, tc.want, all)
@@ -180,7 +178,7 @@ func TestGateLaunchesServerWithAPIKey(t *testing.T) {
 func TestGateLaunchesServer(t *testing.T) {
 	serverCmd := runServerCmd(t) // skips under -short
 	t.Parallel()
-	env := withEnv("CLI_TEST_SERVE_SIM=1")
+	env := testEnviron("CLI_TEST_SERVE_SIM=1")
 	out := t.TempDir()
 	args := append([]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "-o", out,
 		"--baselines", filepath.Join(out, "none"), "--server-cmd", serverCmd}, laxLag...)

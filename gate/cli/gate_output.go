@@ -77,13 +77,6 @@ func gateAttachBaselines(d *report.Data, baselines []*result.Result) {
 	}
 }
 
-// gateWriteResult and gateWriteFile write the gate's output files; tests
-// replace them to make the disk "fill up".
-var (
-	gateWriteResult = result.Write
-	gateWriteFile   = result.WriteFileAtomic
-)
-
 // gateFinish writes the results, the comparison and the reports, prints
 // the terminal report, and turns the outcome into the exit code.
 func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths) error {
@@ -92,7 +85,7 @@ func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipelin
 	// verdict is known, and losing it with the files helps no one.
 	var writeErrs []error
 	for _, r := range out.Results {
-		if err := gateWriteResult(p.data.ResultPaths[r.Workload.Cell], r); err != nil {
+		if err := s.putResult(p.data.ResultPaths[r.Workload.Cell], r); err != nil {
 			writeErrs = append(writeErrs, fmt.Errorf("writing results: %w", err))
 		}
 	}
@@ -115,7 +108,7 @@ func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipelin
 		path string
 		data []byte
 	}{{p.comparison, cmpJSON.Bytes()}, {p.report, full.Bytes()}, {p.comment, comment.Bytes()}, {p.text, text.Bytes()}} {
-		if err := gateWriteFile(f.path, f.data); err != nil {
+		if err := s.putFile(f.path, f.data); err != nil {
 			writeErrs = append(writeErrs, fmt.Errorf("writing %s: %w", f.path, err))
 		}
 	}

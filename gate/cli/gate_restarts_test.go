@@ -16,7 +16,7 @@ import (
 func TestGateRestarts(t *testing.T) {
 	serverCmd := runServerCmd(t) // skips under -short
 	t.Parallel()
-	env := withEnv("CLI_TEST_SERVE_SIM=1", "PERFGATE_TRIALS_RESTARTS=2")
+	env := testEnviron("CLI_TEST_SERVE_SIM=1", "PERFGATE_TRIALS_RESTARTS=2")
 	out := t.TempDir()
 	args := append([]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "4", "--max-trials", "4", "-o", out,
 		"--baselines", filepath.Join(out, "none"), "--server-cmd", serverCmd}, laxLag...)

@@ -16,6 +16,7 @@ import (
 // the signal handler does) ends the run within seconds, long before the
 // fake's 60 s sleeps.
 func TestRunInterruptedWhileNvidiaSmiHangs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hang := "#!/bin/sh\nsleep 60 &\nsleep 60\n"
 	for _, name := range []string{"nvidia-smi", "dmesg"} {
@@ -23,14 +24,13 @@ func TestRunInterruptedWhileNvidiaSmiHangs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv(session.HealthEnv, "")
+	env := testEnviron("PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), session.HealthEnv+"=")
 	ts := runSim(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	time.AfterFunc(2*time.Second, cancel)
 	start := time.Now()
-	code, out, errs := runMain(ctx, append(runLax, "-w", "testdata/gate/decode-a.yaml", "--url", ts.URL, "-o", t.TempDir(), "--trials", "3")...)
+	code, out, errs := runMainIn(ctx, env, append(runLax, "-w", "testdata/gate/decode-a.yaml", "--url", ts.URL, "-o", t.TempDir(), "--trials", "3")...)
 	took := time.Since(start)
 	if took > 30*time.Second {
 		t.Errorf("the interrupted run took %s to end\nstdout:\n%s\nstderr:\n%s", took, out, errs)

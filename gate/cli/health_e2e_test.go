@@ -13,12 +13,14 @@ import (
 	"github.com/perfgate/perfgate/gate/session"
 )
 
-// fakeGPUTools puts an nvidia-smi and a dmesg on PATH. nvidia-smi prints
+// fakeGPUTools returns the environment of a run with runner health on and
+// an nvidia-smi and a dmesg first on its PATH (the run finds and runs its
+// tools there: fingerprint.ExecIn) and the variables kv. nvidia-smi prints
 // gpus for --query-gpu (after checking the columns and format it is asked
 // for) and, for --query-compute-apps, the output of the shell snippet apps
 // with $n set to how many times the processes were asked for (1 at the
 // run's first sample). dmesg prints nothing.
-func fakeGPUTools(t *testing.T, gpus, apps string) {
+func fakeGPUTools(t *testing.T, gpus, apps string, kv ...string) []string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "gpus.csv"), []byte(gpus), 0o644); err != nil {
@@ -40,8 +42,7 @@ esac
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv(session.HealthEnv, "")
+	return testEnviron(append([]string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), session.HealthEnv + "="}, kv...)...)
 }
 
 const (
@@ -51,13 +52,13 @@ const (
 	noGPUProcess = "true"
 )
 
-// healthRun runs decode-a against the in-process simulator by URL and
-// returns its result.
-func healthRun(t *testing.T, extra ...string) *result.Result {
+// healthRun runs decode-a against the in-process simulator by URL in the
+// environment env and returns its result.
+func healthRun(t *testing.T, env []string, extra ...string) *result.Result {
 	t.Helper()
 	ts := runSim(t)
 	dir := t.TempDir()
-	code, out, errs := runMain(context.Background(), append(append(runLax,
+	code, out, errs := runMainIn(context.Background(), env, append(append(runLax,
 		"-w", "testdata/gate/decode-a.yaml", "--url", ts.URL, "-o", dir, "--trials", "2"), extra...)...)
 	r, err := result.Read(filepath.Join(dir, "decode-a.json"))
 	if err != nil {
@@ -84,8 +85,8 @@ func checkRunExit(t *testing.T, code ExitCode, r *result.Result, out, errs strin
 // TestRunHealthCleanGPU: a GPU with nothing else on it and only benign
 // clock reasons leaves every trial valid, with the GPU samples recorded.
 func TestRunHealthCleanGPU(t *testing.T) {
-	fakeGPUTools(t, healthyGPU, noGPUProcess)
-	r := healthRun(t)
+	t.Parallel()
+	r := healthRun(t, fakeGPUTools(t, healthyGPU, noGPUProcess))
 	if len(r.ValidTrials()) != 2 {
 		t.Fatalf("%d valid trials: %+v", len(r.ValidTrials()), r.Trials)
 	}
@@ -104,9 +105,9 @@ func TestRunHealthCleanGPU(t *testing.T) {
 // after the run began (not the server's, which was there when it was
 // ready) invalidates the trials it was seen in.
 func TestRunHealthOtherProcess(t *testing.T) {
+	t.Parallel()
 	later := `[ "$n" -gt 1 ] && echo "4242, python3 train.py, 20480, GPU-0aa"`
-	fakeGPUTools(t, healthyGPU, later)
-	r := healthRun(t)
+	r := healthRun(t, fakeGPUTools(t, healthyGPU, later))
 	for _, tr := range r.Trials {
 		if tr.Valid || !strings.Contains(tr.InvalidReason, "another process used the GPU during the trial: pid 4242 python3 train.py (20480 MiB on GPU-0aa)") {
 			t.Errorf("trial %d: valid %v, reason %q", tr.Index, tr.Valid, tr.InvalidReason)
@@ -116,15 +117,13 @@ func TestRunHealthOtherProcess(t *testing.T) {
 		}
 	}
 	// Recorded only: the same finding is a warning, the trials count.
-	fakeGPUTools(t, healthyGPU, later) // a new run: the process appears after its start
-	t.Setenv(session.HealthEnv, "record")
-	r = healthRun(t)
+	// A new run (new tools): the process appears after its start.
+	r = healthRun(t, fakeGPUTools(t, healthyGPU, later, session.HealthEnv+"=record"))
 	if len(r.ValidTrials()) != 2 || !strings.Contains(strings.Join(r.Trials[0].Warnings, "\n"), "runner health (recorded only): another process used the GPU") {
 		t.Errorf("record: %d valid, warnings %q", len(r.ValidTrials()), r.Trials[0].Warnings)
 	}
 	// Off: nothing is sampled.
-	t.Setenv(session.HealthEnv, "off")
-	r = healthRun(t)
+	r = healthRun(t, fakeGPUTools(t, healthyGPU, later, session.HealthEnv+"=off"))
 	if len(r.ValidTrials()) != 2 || r.Trials[0].Health != nil {
 		t.Errorf("off: %d valid, health %+v", len(r.ValidTrials()), r.Trials[0].Health)
 	}
@@ -133,8 +132,8 @@ func TestRunHealthOtherProcess(t *testing.T) {
 // TestRunHealthHWSlowdown: HW-slowdown throttling invalidates every trial
 // with the reason named.
 func TestRunHealthHWSlowdown(t *testing.T) {
-	fakeGPUTools(t, slowGPU, noGPUProcess)
-	r := healthRun(t)
+	t.Parallel()
+	r := healthRun(t, fakeGPUTools(t, slowGPU, noGPUProcess))
 	for _, tr := range r.Trials {
 		if tr.Valid || !strings.Contains(tr.InvalidReason, "the GPU throttled during the trial: GPU 0 hw_slowdown in") {
 			t.Errorf("trial %d: valid %v, reason %q", tr.Index, tr.Valid, tr.InvalidReason)
@@ -148,10 +147,9 @@ func TestRunHealthHWSlowdown(t *testing.T) {
 // TestRunHealthWithoutGPU: no nvidia-smi is host health only, recorded as
 // such, never an error.
 func TestRunHealthWithoutGPU(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir() // an empty PATH: no nvidia-smi, no dmesg
-	t.Setenv("PATH", dir)
-	t.Setenv(session.HealthEnv, "")
-	r := healthRun(t)
+	r := healthRun(t, testEnviron("PATH="+dir, session.HealthEnv+"="))
 	if len(r.ValidTrials()) != 2 {
 		t.Fatalf("%d valid trials: %+v", len(r.ValidTrials()), r.Trials)
 	}
@@ -167,6 +165,7 @@ func TestRunHealthWithoutGPU(t *testing.T) {
 // process on the GPU is "server", the test's own process is "other", and
 // the tree's load is its own, not a neighbour's.
 func TestRunHealthLaunchedServer(t *testing.T) {
+	t.Parallel()
 	cmd := runServerCmd(t)
 	// The server is the process whose environment holds the --server-env
 	// marker; this test process is another one. The marker names this
@@ -174,9 +173,9 @@ func TestRunHealthLaunchedServer(t *testing.T) {
 	// machine (every launched one has CLI_TEST_SERVE_SIM=1) is not listed
 	// as this run's "sim" with the owner "other".
 	mark := fmt.Sprintf("CLI_TEST_HEALTH_MARK=%d", os.Getpid())
-	fakeGPUTools(t, healthyGPU, fmt.Sprintf(`for p in /proc/[0-9]*; do grep -qszx %s $p/environ && echo "${p#/proc/}, sim, 100, GPU-0aa"; done; echo "%d, perfgate.test, 50, GPU-0aa"`, mark, os.Getpid()))
+	env := fakeGPUTools(t, healthyGPU, fmt.Sprintf(`for p in /proc/[0-9]*; do grep -qszx %s $p/environ && echo "${p#/proc/}, sim, 100, GPU-0aa"; done; echo "%d, perfgate.test, 50, GPU-0aa"`, mark, os.Getpid()))
 	dir := t.TempDir()
-	code, out, errs := runMain(context.Background(), append(runLax,
+	code, out, errs := runMainIn(context.Background(), env, append(runLax,
 		"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--trials", "2",
 		"--server-cmd", cmd, "--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", mark, "--ready-timeout", "30s")...)
 	r, err := result.Read(filepath.Join(dir, "decode-a.json"))
@@ -209,9 +208,10 @@ func TestGateHealthHWSlowdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end gate run against the simulator")
 	}
-	fakeGPUTools(t, slowGPU, noGPUProcess)
+	t.Parallel()
+	env := fakeGPUTools(t, slowGPU, noGPUProcess)
 	ts := runSim(t)
-	r, _ := serveGate(t, ts.URL)
+	r, _ := serveGateIn(t, env, ts.URL)
 	if len(r.Trials) == 0 {
 		t.Fatal("no trials")
 	}
@@ -225,9 +225,8 @@ func TestGateHealthHWSlowdown(t *testing.T) {
 // TestRunHealthMistypedSetting: a PERFGATE_RUNNER_HEALTH that is none of
 // off, record, on samples as on and says so in every trial.
 func TestRunHealthMistypedSetting(t *testing.T) {
-	fakeGPUTools(t, slowGPU, noGPUProcess)
-	t.Setenv(session.HealthEnv, "of")
-	r := healthRun(t)
+	t.Parallel()
+	r := healthRun(t, fakeGPUTools(t, slowGPU, noGPUProcess, session.HealthEnv+"=of"))
 	for _, tr := range r.Trials {
 		if tr.Valid || !strings.Contains(strings.Join(tr.Warnings, "\n"), `PERFGATE_RUNNER_HEALTH="of" is none of off, record, on`) {
 			t.Errorf("trial %d: valid %v, warnings %q", tr.Index, tr.Valid, tr.Warnings)

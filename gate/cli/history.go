@@ -135,7 +135,7 @@ func runHistory(s *Streams, l *config.Loaded, o historyOptions) error {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	var b bytes.Buffer
-	if err := render(&b, history.Build(cfg.Profile, shown, metricOrder(ids), det)); err != nil {
+	if err := render(&b, history.Build(cfg.Profile, shown, metrics.Order(ids), det)); err != nil {
 		return err
 	}
 	if o.out != "" {
@@ -195,28 +195,4 @@ func gatedIDs(p verdict.Policy, base *result.Result, override []string) []string
 func knownMetric(id string) bool {
 	_, ok := metrics.Lookup(id)
 	return ok
-}
-
-// metricOrder sorts metric ids in the catalogue's report order.
-func metricOrder(set map[string]bool) []string {
-	rank := map[string]int{}
-	for i, id := range metrics.All() {
-		rank[id] = i
-	}
-	out := make([]string, 0, len(set))
-	for id := range set {
-		out = append(out, id)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		ri, oki := rank[out[i]]
-		rj, okj := rank[out[j]]
-		if oki != okj {
-			return oki
-		}
-		if ri != rj {
-			return ri < rj
-		}
-		return out[i] < out[j]
-	})
-	return out
 }

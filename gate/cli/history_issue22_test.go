@@ -84,6 +84,7 @@ func steps(out string) []string {
 // then passes at the default tolerances: the baseline is the newest
 // segment (runs 9-12), not a mix of both levels.
 func TestHistoryFindsIssue22Series(t *testing.T) {
+	t.Parallel()
 	t.Run("step at run 5 of 8", func(t *testing.T) {
 		h := newHistoryGate(t, "")
 		promoteSeries(t, h, 8, func(n int) float64 {

@@ -33,6 +33,7 @@ func importGuideLLM(t *testing.T, dir string, files ...string) string {
 // candidate gate against each other: the same server passes, one 30 %
 // slower is a regression.
 func TestImportGuideLLMCompares(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := importGuideLLM(t, filepath.Join(dir, "base"), "benchmarks.json", "benchmarks-2.json", "benchmarks-3.json")
 	same := importGuideLLM(t, filepath.Join(dir, "same"), "benchmarks-3.json", "benchmarks.json", "benchmarks-2.json")
@@ -78,6 +79,7 @@ var randomC16 = result.Spec{API: "completions", Dataset: result.Dataset{Kind: "r
 // 512/128 completions, 200 requests, concurrency 16, all at once), and a
 // native baseline of another shape is refused naming the fields.
 func TestImportMatchesNativeBaseline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	imported := importGuideLLM(t, filepath.Join(dir, "imp"), "benchmarks.json", "benchmarks-2.json", "benchmarks-3.json")
 	r, err := result.Read(imported)
@@ -111,6 +113,7 @@ func TestImportMatchesNativeBaseline(t *testing.T) {
 // (the same server passes, 30 % slower regresses), and a GenAI-Perf export
 // of the same load point is the same workload to compare.
 func TestImportProfileExportsCompare(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	imp := func(tool, out string, files ...string) string {
 		t.Helper()
@@ -147,6 +150,7 @@ func TestImportProfileExportsCompare(t *testing.T) {
 // per combination; a slower experiment regresses against the first, and
 // the first matches a native baseline of the c16 combination's workload.
 func TestImportSweepCompares(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	imp := func(exp, out string) string {
 		t.Helper()
@@ -170,6 +174,7 @@ func TestImportSweepCompares(t *testing.T) {
 // against each other, and against a native baseline of the same shape
 // (random 512/128 completions, 240 requests, Poisson at 4 req/s).
 func TestImportInferencePerfCompares(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	imp := func(out string, runs ...string) string {
 		t.Helper()
@@ -211,6 +216,7 @@ func TestImportInferencePerfCompares(t *testing.T) {
 // workload as the native baseline (issue 25's `workload-changed ... hash
 // 1a01e812c0da -> 4e822c2891ed` when nothing had changed).
 func TestExportedNativeImportsAsSameWorkload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	imported := importGuideLLM(t, filepath.Join(dir, "imp"), "benchmarks.json", "benchmarks-2.json", "benchmarks-3.json")
 	native := nativeOf(t, imported, filepath.Join(dir, "native", "gl-c16.json"), randomC16)

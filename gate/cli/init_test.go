@@ -123,6 +123,7 @@ func TestInitEndToEnd(t *testing.T) {
 // TestInitRefuses: bad input is refused before anything is written or
 // started, naming the flag.
 func TestInitRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -150,6 +151,7 @@ func TestInitRefuses(t *testing.T) {
 // under --dir, listed relative to it; an unknown name lists the shipped
 // ones.
 func TestInitWorkloads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "perf"), 0o755); err != nil {
 		t.Fatal(err)

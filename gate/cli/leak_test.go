@@ -19,16 +19,18 @@ import (
 // settings that only look like secrets (--time-to-first-token 50ms) stay
 // readable in the startup line, the fingerprint and the tail.
 func TestLaunchedServerLeaksNoSecret(t *testing.T) {
+	t.Parallel()
 	serverCmd := runServerCmd(t) + " --time-to-first-token 50ms --auth hunter2-auth-value"
 	const (
 		ghToken = "ghs_16C7e42F292c6912E7710c838347Ae178B4a"
 		runtime = "actions-runtime-value"
 		hfToken = "hf-token-passed-on"
 	)
-	t.Setenv("GITHUB_TOKEN", ghToken)
-	t.Setenv("ACTIONS_RUNTIME_TOKEN", runtime)
+	// The launched server inherits the command's environment, tokens
+	// included, and prints it (CLI_TEST_SIM_PRINT_ENV).
+	env := testEnviron("GITHUB_TOKEN="+ghToken, "ACTIONS_RUNTIME_TOKEN="+runtime)
 	dir := t.TempDir()
-	code, out, errs := runMain(context.Background(), append(runLax,
+	code, out, errs := runMainIn(context.Background(), env, append(runLax,
 		"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--trials", "3", "--grace", "2s",
 		"--server-cmd", serverCmd, "--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", "CLI_TEST_SIM_DIE_AFTER=25",
 		"--server-env", "CLI_TEST_SIM_PRINT_ENV=1", "--server-env", "HF_TOKEN="+hfToken)...)
@@ -67,6 +69,7 @@ func TestLaunchedServerLeaksNoSecret(t *testing.T) {
 // the secrets of the server's command line and environment, and shows the
 // settings whose names only contain "token", which it once hid.
 func TestConfigShowsLookAlikes(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "perfgate.yaml")
 	yaml := "server:\n  command: [vllm, serve, m, --max-num-batched-tokens, \"8192\", --api-key, sk-live-1234, -k, sk-proj-Abc123Def456Ghi789Jkl0]\n" +
 		"  env: [VLLM_EXTRA=--api-key hunter22, VLLM_MAX_NUM_BATCHED_TOKENS=8192]\n"
@@ -93,12 +96,10 @@ func TestConfigShowsLookAlikes(t *testing.T) {
 // file, stdout or stderr: the log tail, the crash message, the reports and
 // the fingerprint all know it.
 func TestLaunchedServerLeaksNoHeaderSecret(t *testing.T) {
+	t.Parallel()
 	serverCmd := runServerCmd(t) // skips under -short
 	const value = "hdr-value-7d3e91c0b2"
-	t.Setenv("MY_HEADER_VALUE", value)
-	t.Setenv("CLI_TEST_SERVE_SIM", "1")
-	t.Setenv("CLI_TEST_SIM_DIE_AFTER", "25")
-	t.Setenv("CLI_TEST_SIM_LOG_HEADER", "X-Api-Token")
+	env := []string{"MY_HEADER_VALUE=" + value, "CLI_TEST_SERVE_SIM=1", "CLI_TEST_SIM_DIE_AFTER=25", "CLI_TEST_SIM_LOG_HEADER=X-Api-Token"}
 	wl := filepath.Join(t.TempDir(), "hdr.yaml")
 	yaml := "name: hdr\napi: completions\ndataset: {kind: random, input_tokens: 32, output_tokens: 8, seed: 11}\n" +
 		"load: {requests: 16, concurrency: 4, rate: inf}\nsampling: {temperature: 0, ignore_eos: true}\n" +
@@ -108,16 +109,18 @@ func TestLaunchedServerLeaksNoHeaderSecret(t *testing.T) {
 	}
 	for _, command := range []string{"run", "gate"} {
 		t.Run(command, func(t *testing.T) {
+			t.Parallel()
+			env := env
 			dir, logDir := t.TempDir(), t.TempDir()
 			serverLog := filepath.Join(logDir, "server.log")
 			args := append([]string{"-w", wl, "-o", dir, "--trials", "3", "--grace", "2s", "--server-log", serverLog}, runLax...)
 			if command == "gate" {
-				t.Setenv("PERFGATE_SERVER_LOG", serverLog) // gate has no flag for it
+				env = append(env, "PERFGATE_SERVER_LOG="+serverLog) // gate has no flag for it
 				args = []string{"--workloads", wl, "-o", dir, "--trials", "3", "--max-trials", "3", "--baselines", filepath.Join(dir, "none")}
 			}
 			args = append(args, "--server-cmd", serverCmd)
 			var stdout, stderr bytes.Buffer
-			code := Main(context.Background(), append([]string{command}, args...), Streams{Out: &stdout, Err: &stderr})
+			code := Main(context.Background(), append([]string{command}, args...), Streams{Out: &stdout, Err: &stderr, Environ: testEnviron(env...)})
 			if code != ExitRunFailed {
 				t.Fatalf("exit %v, want 3 (the server crashed)\nstderr:\n%s", code, stderr.String())
 			}

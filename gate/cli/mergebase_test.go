@@ -90,6 +90,7 @@ func (r *prRepos) env(vars map[string]string) {
 // trusted side fetches what it needs and refuses the change (exit 2), or
 // fails closed naming what to fetch; none passes.
 func TestGateShallowCloneRefusesARerecordedBaseline(t *testing.T) {
+	t.Parallel()
 	r := newPRRepos(t)
 
 	t.Run("GITHUB_BASE_REF fetches and deepens", func(t *testing.T) {
@@ -147,6 +148,7 @@ func TestGateShallowCloneRefusesARerecordedBaseline(t *testing.T) {
 // one (--output=FILE made git diff write FILE and skip the check) is
 // refused before git runs (issue #20 item 3).
 func TestGateMergeBaseIsNotAnOption(t *testing.T) {
+	t.Parallel()
 	r := newPRRepos(t)
 	r.clone("c")
 	r.env(nil)
@@ -169,6 +171,7 @@ func TestGateMergeBaseIsNotAnOption(t *testing.T) {
 // A push or a scheduled run on the branch itself is the trusted side: it
 // needs no merge base, and is not refused for the baselines it holds.
 func TestGateOnAPushNeedsNoMergeBase(t *testing.T) {
+	t.Parallel()
 	r := newPRRepos(t)
 	dir := r.clone("c")
 	r.git(dir, "remote", "remove", "origin") // nothing could be fetched

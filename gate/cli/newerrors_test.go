@@ -10,6 +10,7 @@ import (
 // Issue 20, item 13: 0.5 % HTTP 500s where the baseline had none pass
 // success_rate's 0.5-point tolerance, and the PR comment says so.
 func TestGateCommentShowsNewServerErrors(t *testing.T) {
+	t.Parallel()
 	h := newHistoryGate(t, "")
 	b := compareTestResult("a", 10, 1)
 	for i := range b.Trials {

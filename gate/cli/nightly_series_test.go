@@ -46,6 +46,7 @@ func nightResult(rng *rand.Rand, night int, level, spread float64) *result.Resul
 // host are skipped with their reason and exit 2; main never moves; a pull request's checkout
 // reads the branch and what it writes stays in its own tree.
 func TestNightlySeriesGrowsTheBranch(t *testing.T) {
+	// Not parallel: t.Chdir, the commands work on the checkout they run in.
 	bare, clones := gitOrigin(t, 2)
 	mainTip := gitT(t, bare, "rev-parse", "main")
 	rng := rand.New(rand.NewPCG(14, 14))
@@ -73,7 +74,7 @@ func TestNightlySeriesGrowsTheBranch(t *testing.T) {
 		}
 		results := filepath.Join(t.TempDir(), "results")
 		writeResult(t, filepath.Join(results, "a.json"), r)
-		code, out, errs := runCLI("baseline", "update", "--from", results, "--profile", "p", "--branch", "perfgate-baselines",
+		code, out, errs := gitCLI(nil, "baseline", "update", "--from", results, "--profile", "p", "--branch", "perfgate-baselines",
 			"--git-sha", strings.Repeat(string(rune('a'+night%6)), 40), "--git-ref", "refs/heads/main")
 		if code != want || !strings.Contains(errs, reason) {
 			t.Fatalf("night %d: exit %d, want %d with %q\n%s%s", night, code, want, reason, out, errs)
@@ -100,13 +101,13 @@ func TestNightlySeriesGrowsTheBranch(t *testing.T) {
 	// writes its own tree, never the branch.
 	t.Chdir(clones[1])
 	branchTip := gitT(t, bare, "rev-parse", "perfgate-baselines")
-	code, out, errs := runCLI("history", "--config", "perfgate.yaml", "--format", "json")
+	code, out, errs := gitCLI(nil, "history", "--config", "perfgate.yaml", "--format", "json")
 	if code != ExitPass || strings.Count(out, `"commit"`) < 11 {
 		t.Errorf("history from the PR checkout: exit %d\n%s%s", code, out, errs)
 	}
 	results := filepath.Join(t.TempDir(), "results")
 	writeResult(t, filepath.Join(results, "a.json"), nightResult(rng, 20, 1.3, 0))
-	if code, out, errs := runCLI("baseline", "update", "--from", results, "--profile", "p", "--baselines", "baselines"); code != ExitPass {
+	if code, out, errs := gitCLI(nil, "baseline", "update", "--from", results, "--profile", "p", "--baselines", "baselines"); code != ExitPass {
 		t.Fatalf("PR's in-tree promotion: exit %d\n%s%s", code, out, errs)
 	}
 	if _, err := os.Stat(filepath.Join(clones[1], "baselines", "p", "a.json")); err != nil {

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfgate/perfgate/gate/redact"
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 // Version is the tool version recorded in result files. Release builds set it
@@ -30,6 +32,10 @@ type Streams struct {
 	// Main; nil there means os.Environ(). Commands read it through
 	// lookupEnv, getenv and environ, never through package os.
 	Environ []string
+	// Clock is the command's clock, for the dates it records and the ages
+	// it reports (a baseline's promotion, its age in the notes); nil is
+	// time.Now. Commands read it through now.
+	Clock func() time.Time
 	// secrets are the workloads' header values (protectHeaders).
 	secrets []string
 	// scrub knows every secret value of the run (the process
@@ -38,6 +44,11 @@ type Streams struct {
 	// produced (writeDocument).
 	scrub  *redact.Scrubber
 	rawOut io.Writer
+	// writeResult and writeFile write a command's output files; nil is
+	// result.Write and result.WriteFileAtomic (see files.go). A test gives
+	// its own to fill the disk for its run alone.
+	writeResult func(path string, r *result.Result) error
+	writeFile   func(path string, data []byte) error
 }
 
 // commands holds the constructors of the subcommands. Each command's file

@@ -18,7 +18,7 @@ import (
 // from the environment is in no file perfgate wrote.
 func TestRunRequestOptions(t *testing.T) {
 	const secret = "tenant-run-secret-7781"
-	t.Setenv("PERFGATE_TEST_TENANT", secret)
+	t.Parallel()
 	ts := runSim(t)
 	dir := t.TempDir()
 	trace := "{\"timestamp\": 0, \"input_length\": 32, \"output_length\": 6, \"hash_ids\": [1, 2]}\n" +
@@ -61,7 +61,7 @@ load:
 warmups: 0
 `)
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runMain(context.Background(), append(runLax,
+	code, stdout, stderr := runMainIn(context.Background(), testEnviron("PERFGATE_TEST_TENANT="+secret), append(runLax,
 		"-w", replay, "-w", ramp, "--url", ts.URL, "-o", out, "--trials", "1")...)
 	if code != ExitPass {
 		t.Fatalf("exit %v\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

@@ -31,6 +31,7 @@ func runServerCmd(t *testing.T) string {
 // --server-log, fills each trial's server figures from /metrics and records
 // the command line in the fingerprint, then stops the server.
 func TestRunLaunchesServer(t *testing.T) {
+	t.Parallel()
 	cmd := runServerCmd(t)
 	dir := t.TempDir()
 	logf := filepath.Join(dir, "server.log")
@@ -64,6 +65,7 @@ func TestRunLaunchesServer(t *testing.T) {
 // fails the run (exit 3); the partial result is written incomplete with
 // the end of the server's log, which stderr shows too.
 func TestRunServerDiesMidRun(t *testing.T) {
+	t.Parallel()
 	cmd := runServerCmd(t)
 	dir := t.TempDir()
 	// decode-a: 1 warmup + 16 requests per trial; request 25 is in trial 2.
@@ -87,6 +89,7 @@ func TestRunServerDiesMidRun(t *testing.T) {
 
 // TestRunServerCmdBadInput: flags are checked before anything starts.
 func TestRunServerCmdBadInput(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ args []string }{
 		{[]string{"--server-cmd", "vllm serve m > log"}},
 		{[]string{"--server-cmd", "sh -c 'exit 0'", "--server-env", "NOEQUALS"}},
@@ -102,6 +105,7 @@ func TestRunServerCmdBadInput(t *testing.T) {
 // TestRunGPUs: --gpus fills server.gpus and the per-GPU throughputs of a
 // workload without gpus; a workload's own gpus wins.
 func TestRunGPUs(t *testing.T) {
+	t.Parallel()
 	ts := runSim(t)
 	src, err := os.ReadFile("testdata/gate/decode-a.yaml")
 	if err != nil {
@@ -136,14 +140,13 @@ func TestRunGPUs(t *testing.T) {
 // TestGateServerDiesMidRun: the gate's launched server crashing during a
 // trial is a failed run (exit 3) whose result keeps the log tail.
 func TestGateServerDiesMidRun(t *testing.T) {
+	t.Parallel()
 	cmd := runServerCmd(t)
 	out := t.TempDir()
 	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "3", "-o", out,
 		"--baselines", filepath.Join(out, "none"), "--server-cmd", cmd}
-	t.Setenv("CLI_TEST_SERVE_SIM", "1")
-	t.Setenv("CLI_TEST_SIM_DIE_AFTER", "25")
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: testEnviron("CLI_TEST_SERVE_SIM=1", "CLI_TEST_SIM_DIE_AFTER=25")})
 	if code != ExitRunFailed {
 		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}

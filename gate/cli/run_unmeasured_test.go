@@ -15,6 +15,7 @@ import (
 // makes `perfgate run` exit 3 naming the cell and the reason, with its
 // result file written; it exited 0 before (#21).
 func TestRunNoValidTrialFails(t *testing.T) {
+	t.Parallel()
 	cfg, err := sim.Preset("fast")
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,16 +33,4 @@ func TestCompareStdoutScrubbed(t *testing.T) {
 			t.Errorf("%s: the document does not show where the secret was hidden:\n%s", format, stdout.String())
 		}
 	}
-}
-
-// withEnv is the process environment with extra NAME=value entries last
-// (they win): a command's environment given through Streams.Environ, so
-// the test need not set the process's and can run in parallel.
-func withEnv(extra ...string) []string { return append(os.Environ(), extra...) }
-
-// runCLIEnv is runCLI in the environment env (nil: the process's).
-func runCLIEnv(env []string, args ...string) (ExitCode, string, string) {
-	var out, errb bytes.Buffer
-	code := Main(context.Background(), args, Streams{Out: &out, Err: &errb, Environ: env})
-	return code, out.String(), errb.String()
 }

@@ -65,8 +65,10 @@ func grepClean(t *testing.T, dir string, texts ...string) {
 // leakyServer writes a server script that prints its API key (given in
 // its environment, as vLLM's VLLM_API_KEY) in a 200 KB log line, as a
 // Python repr (vLLM logs its arguments) and JSON-escaped (an error body),
-// then serves as the simulator.
-func leakyServer(t *testing.T) string {
+// then serves as the simulator. It returns the server command and the
+// environment of the perfgate run: the key is perfgate's too, and this
+// test binary started as the server is the simulator, not perfgate.
+func leakyServer(t *testing.T) (string, []string) {
 	t.Helper()
 	exe := runServerCmd(t) // skips under -short
 	script := filepath.Join(t.TempDir(), "srv.sh")
@@ -80,9 +82,7 @@ exec ` + exe + "\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PERFGATE_API_KEY", e2eSecret)
-	t.Setenv("CLI_TEST_PERFGATE_MAIN", "")
-	return "sh " + script
+	return "sh " + script, testEnviron("PERFGATE_API_KEY="+e2eSecret, "CLI_TEST_PERFGATE_MAIN=")
 }
 
 // TestSecretsLongLogLineRun: issue 20 items 9 and 11 through perfgate
@@ -90,9 +90,10 @@ exec ` + exe + "\n"
 // Python repr and JSON-escaped. Nothing under the output directory (the
 // results, server.log) nor stdout and stderr holds any form of it.
 func TestSecretsLongLogLineRun(t *testing.T) {
-	srv := leakyServer(t)
+	t.Parallel()
+	srv, env := leakyServer(t)
 	dir := t.TempDir()
-	code, out, errs := runMain(context.Background(), append(runLax,
+	code, out, errs := runMainIn(context.Background(), env, append(runLax,
 		"-w", "testdata/gate/decode-a.yaml", "-o", dir, "--trials", "1",
 		"--server-cmd", srv, "--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", "VLLM_API_KEY="+e2eSecret,
 		"--server-log", filepath.Join(dir, "server.log"), "--ready-timeout", "30s")...)
@@ -109,11 +110,12 @@ func TestSecretsLongLogLineRun(t *testing.T) {
 // TestSecretsLongLogLineAB: the same server in both arms of perfgate ab:
 // every block's log, both arms' results and the reports grep clean.
 func TestSecretsLongLogLineAB(t *testing.T) {
-	srv := leakyServer(t)
+	t.Parallel()
+	srv, env := leakyServer(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code, out, errs := abMainArgs(ctx, "-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", srv, "--b-cmd", srv,
+	code, out, errs := abMainEnv(ctx, env, "-w", "testdata/gate/decode-a.yaml", "-o", dir, "--a-cmd", srv, "--b-cmd", srv,
 		"--server-env", "CLI_TEST_SERVE_SIM=1", "--server-env", "VLLM_API_KEY="+e2eSecret,
 		"--blocks", "4", "--block-trials", "1", "--ready-timeout", "30s", "--max-dispatch-lag-ms", "1000")
 	if code == ExitInvalid || code == ExitRunFailed {
@@ -125,12 +127,13 @@ func TestSecretsLongLogLineAB(t *testing.T) {
 	grepClean(t, dir, out, errs)
 }
 
-// fakeLeakyGPUTools puts on PATH an nvidia-smi and a dmesg that quote the
-// API key (from perfgate's environment, as a driver error or a kernel
+// fakeLeakyGPUTools returns the environment of a run with runner health
+// on, the API key set, and first on its PATH an nvidia-smi and a dmesg
+// that quote the API key (from perfgate's environment, as a driver error or a kernel
 // line quoting a command line would): nvidia-smi failing with it in its
 // error text when failing is set, else answering as a healthy GPU while
 // dmesg logs an Xid line with it from its second reading on.
-func fakeLeakyGPUTools(t *testing.T, failing bool) {
+func fakeLeakyGPUTools(t *testing.T, failing bool) []string {
 	t.Helper()
 	dir := t.TempDir()
 	smi := fmt.Sprintf(`#!/bin/sh
@@ -155,9 +158,7 @@ exit 0
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv(session.HealthEnv, "")
-	t.Setenv("PERFGATE_API_KEY", e2eSecret)
+	return testEnviron("PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), session.HealthEnv+"=", "PERFGATE_API_KEY="+e2eSecret)
 }
 
 // TestSecretsGPUToolText is issue 20 item 10: nvidia-smi's error text and
@@ -166,11 +167,12 @@ exit 0
 // quotes it in an Xid line (the trial is invalid, the line is its
 // reason), grep clean: results, report and terminal output.
 func TestSecretsGPUToolText(t *testing.T) {
+	t.Parallel()
 	for _, failing := range []bool{true, false} {
-		fakeLeakyGPUTools(t, failing)
+		env := fakeLeakyGPUTools(t, failing)
 		ts := runSim(t)
 		dir := t.TempDir()
-		code, out, errs := runMain(context.Background(), append(runLax,
+		code, out, errs := runMainIn(context.Background(), env, append(runLax,
 			"-w", "testdata/gate/decode-a.yaml", "--url", ts.URL, "-o", dir, "--trials", "2")...)
 		if code == ExitInvalid {
 			t.Fatalf("failing %v: exit %v\nstdout:\n%s\nstderr:\n%s", failing, code, out, errs)

@@ -16,14 +16,13 @@ import (
 // comment say the server exited (with its status) and show the end of its
 // log; stderr shows the log once; the result says why it is incomplete.
 func TestGateReportsServerCrash(t *testing.T) {
+	t.Parallel()
 	cmd := runServerCmd(t)
 	out := t.TempDir()
 	args := []string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "3", "-o", out,
 		"--baselines", filepath.Join(out, "none"), "--server-cmd", cmd}
-	t.Setenv("CLI_TEST_SERVE_SIM", "1")
-	t.Setenv("CLI_TEST_SIM_DIE_AFTER", "25")
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: testEnviron("CLI_TEST_SERVE_SIM=1", "CLI_TEST_SIM_DIE_AFTER=25")})
 	if code != ExitRunFailed {
 		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -63,7 +62,8 @@ func TestServerPrintsNoAddress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("launches a server process")
 	}
-	t.Setenv("PERFGATE_SERVER_READY_TIMEOUT", "1s")
+	t.Parallel()
+	env := testEnviron("PERFGATE_SERVER_READY_TIMEOUT=1s")
 	for _, args := range [][]string{
 		{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--baselines", filepath.Join(t.TempDir(), "none")},
 		{"run", "-w", "testdata/gate/decode-a.yaml", "--ready-timeout", "1s"},
@@ -71,7 +71,7 @@ func TestServerPrintsNoAddress(t *testing.T) {
 		out := t.TempDir()
 		args = append(args, "-o", out, "--server-cmd", "sh -c 'echo booting the engine; sleep 30'")
 		var stdout, stderr bytes.Buffer
-		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+		code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: env})
 		errs := stderr.String()
 		if code != ExitRunFailed {
 			t.Fatalf("%s: exit %d, want 3\n%s", args[0], code, errs)

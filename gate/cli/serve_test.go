@@ -58,12 +58,18 @@ func newServeTestServer(t *testing.T, key string, delay time.Duration, noMetrics
 // (exit 2, results written) and returns the result.
 func serveGate(t *testing.T, url string, extra ...string) (*result.Result, string) {
 	t.Helper()
+	return serveGateIn(t, nil, url, extra...)
+}
+
+// serveGateIn is serveGate in the environment env (testEnviron).
+func serveGateIn(t *testing.T, env []string, url string, extra ...string) (*result.Result, string) {
+	t.Helper()
 	out := t.TempDir()
 	args := append([]string{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--trials", "2", "--max-trials", "2",
 		"-o", out, "--baselines", filepath.Join(out, "none"), "--url", url}, laxLag...) // callers count valid trials
 	args = append(args, extra...)
 	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr})
+	code := Main(context.Background(), args, Streams{Out: &stdout, Err: &stderr, Environ: env})
 	if code != ExitInvalid || !strings.Contains(stdout.String(), "missing-baseline") {
 		t.Fatalf("exit %d, want 2 (missing baseline)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -86,11 +92,10 @@ func TestGateSendsKeyAndScrapesMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end gate run against the simulator")
 	}
+	t.Parallel()
 	const key = "sk-perfgate-test-key"
-	t.Setenv("PERFGATE_API_KEY", key)
-	t.Setenv("OPENAI_API_KEY", "")
 	st := newServeTestServer(t, key, 80*time.Millisecond, false)
-	r, everything := serveGate(t, st.url)
+	r, everything := serveGateIn(t, testEnviron("PERFGATE_API_KEY="+key, "OPENAI_API_KEY="), st.url)
 	if st.rejected.Load() != 0 || st.authorized.Load() == 0 {
 		t.Errorf("%d requests rejected for a missing key, %d authorized", st.rejected.Load(), st.authorized.Load())
 	}
@@ -124,10 +129,9 @@ func TestGateServerWithoutMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end gate run against the simulator")
 	}
-	t.Setenv("PERFGATE_API_KEY", "")
-	t.Setenv("OPENAI_API_KEY", "sk-openai")
+	t.Parallel()
 	st := newServeTestServer(t, "sk-openai", 0, true)
-	r, _ := serveGate(t, st.url)
+	r, _ := serveGateIn(t, testEnviron("PERFGATE_API_KEY=", "OPENAI_API_KEY=sk-openai"), st.url)
 	if len(r.ValidTrials()) != 2 || !r.Complete {
 		t.Fatalf("%d valid trials, complete=%v; want 2 and complete", len(r.ValidTrials()), r.Complete)
 	}
@@ -150,9 +154,9 @@ func TestGateGPUs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end gate run against the simulator")
 	}
-	t.Setenv("PERFGATE_API_KEY", "k")
+	t.Parallel()
 	st := newServeTestServer(t, "k", 0, false)
-	r, _ := serveGate(t, st.url, "--gpus", "4")
+	r, _ := serveGateIn(t, testEnviron("PERFGATE_API_KEY=k"), st.url, "--gpus", "4")
 	if r.Server.GPUs != 4 {
 		t.Fatalf("server.gpus %d, want 4", r.Server.GPUs)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -11,13 +12,12 @@ import (
 // will; a long enough one passes.
 func TestValidateShortHeaderSecret(t *testing.T) {
 	const w = "../workload/testdata/valid/options.yaml" // X-Tenant-Key: {env: PERFGATE_TENANT_KEY}
-	t.Setenv("PERFGATE_TENANT_KEY", "abc")
-	code, out, errs := runCLI("validate", w)
+	t.Parallel()
+	code, out, errs := mainIn(context.Background(), testEnviron("PERFGATE_TENANT_KEY=abc"), "validate", w)
 	if code != ExitInvalid || !strings.Contains(errs, "(environment variable PERFGATE_TENANT_KEY) has 3 character(s)") || strings.Contains(out+errs, "abc\n") {
 		t.Errorf("short: exit %d\n%s%s", code, out, errs)
 	}
-	t.Setenv("PERFGATE_TENANT_KEY", "tenant-key-0123")
-	if code, out, errs := runCLI("validate", w); code != ExitPass {
+	if code, out, errs := mainIn(context.Background(), testEnviron("PERFGATE_TENANT_KEY=tenant-key-0123"), "validate", w); code != ExitPass {
 		t.Errorf("long: exit %d\n%s%s", code, out, errs)
 	}
 }

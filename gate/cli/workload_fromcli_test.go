@@ -11,6 +11,7 @@ import (
 // it ignored and could not express, and plan --as-vllm-cli prints a line
 // that from-cli turns into a workload of the same hash.
 func TestWorkloadFromCLIAndBack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "rb.yaml")
 	code, stdout, errs := runCLI("workload", "from-cli", "-o", out, "--", "vllm", "bench", "serve", "--model", "m", "--dataset-name", "random",

@@ -20,13 +20,14 @@ import (
 // That is the largest possible regression: exit 1, named on the first
 // line, never INCONCLUSIVE ±0.0 % and exit 0.
 func TestGateGoodputFallsToZero(t *testing.T) {
+	// Not parallel: its baseline must meet the 300 ms TTFT SLO in real
+	// time, and the other end-to-end runs would load the machine it measures.
 	if testing.Short() {
 		t.Skip("end-to-end gate test against the simulator")
 	}
 	srv := sim.New(gateSimConfig(t))
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() { ts.Close(); srv.Close() })
-	t.Setenv("PERFGATE_POLICY_GATED", "request_goodput,tpot_ms.p50")
 	dir := t.TempDir()
 	baselines := filepath.Join(dir, "baselines")
 	gate := func(out string) (ExitCode, string, string) {
@@ -34,7 +35,7 @@ func TestGateGoodputFallsToZero(t *testing.T) {
 		code := Main(context.Background(), []string{"gate", "--config", "testdata/gate/perfgate.yaml", "--url", ts.URL,
 			"--baselines", baselines, "-o", filepath.Join(dir, out), "--workloads", "testdata/gate/slo.yaml",
 			laxLag[0], laxLag[1]}, // one invalid trial of three is more than the 25 % an arm may have
-			Streams{Out: &stdout, Err: &stderr})
+			Streams{Out: &stdout, Err: &stderr, Environ: testEnviron("PERFGATE_POLICY_GATED=request_goodput,tpot_ms.p50")})
 		return code, stdout.String(), stderr.String()
 	}
 

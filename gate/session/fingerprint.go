@@ -15,9 +15,11 @@ import (
 // benchmark command) when perfgate launched it; Scrub, when set, hides the
 // workloads' header values in every entry.
 type Fingerprints struct {
-	Argv    []string
-	Env     map[string]string
-	Environ []string // the process environment, for the env.* keys
+	Argv []string
+	Env  map[string]string
+	// Environ is the process environment: the env.* keys, and where
+	// the tools (nvidia-smi, uname) are found and run (fingerprint.ExecIn).
+	Environ []string
 	Scrub   *redact.Scrubber
 	// Ctx, when set, bounds the tools the fingerprint runs (nvidia-smi):
 	// the command's context, so an interrupted run writes its results
@@ -38,6 +40,7 @@ func (g *Fingerprints) Get(srv result.Server) map[string]string {
 		}
 		fp, _ = fingerprint.Collect(ctx, fingerprint.Options{
 			Environ: func() []string { return environ }, ServerEnv: g.Env, ServerVersion: srv.Version, Model: srv.Model, ServerArgv: g.Argv, Engine: srv.Engine,
+			Run: fingerprint.ExecIn(environ),
 		})
 		if g.byKey == nil {
 			g.byKey = map[string]map[string]string{}

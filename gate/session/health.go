@@ -32,9 +32,11 @@ const HealthEnv = "PERFGATE_RUNNER_HEALTH"
 // server TTFT warning into Trial.Warnings; a server without /metrics costs
 // each trial one warning, never the run (see scrape.Hook). The runner's
 // health (GPU and host) goes into each Trial.Health.
-func hooks(url string, getenv func(string) string, scrub *redact.Scrubber) []loadgen.TrialHook {
+//
+// The tools run in environ, found on its PATH (fingerprint.ExecIn).
+func hooks(url string, getenv func(string) string, environ []string, scrub *redact.Scrubber) []loadgen.TrialHook {
 	hs := []loadgen.TrialHook{&scrape.Hook{URL: url}}
-	if h := healthHook(url, getenv(HealthEnv), scrub); h != nil {
+	if h := healthHook(url, getenv(HealthEnv), fingerprint.ExecIn(environ), scrub); h != nil {
 		hs = append(hs, h)
 	}
 	return hs
@@ -47,14 +49,14 @@ func hooks(url string, getenv func(string) string, scrub *redact.Scrubber) []loa
 // directly; the launched server's process group comes with the context
 // server.Supervise hands the session, and its process tree's CPU use is
 // told from a neighbour's load (procPids).
-func healthHook(url, mode string, scrub *redact.Scrubber) loadgen.TrialHook {
+func healthHook(url, mode string, run fingerprint.Runner, scrub *redact.Scrubber) loadgen.TrialHook {
 	mode = strings.ToLower(strings.TrimSpace(mode))
 	if mode == "off" {
 		return nil
 	}
 	// What nvidia-smi and dmesg say can quote a command line: hide the
 	// secrets of the process's environment and arguments and the API key.
-	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Pids: procPids, Threads: procThreads, Scrub: scrub}
+	k := &health.Hook{Run: healthExec(run), ReadFile: os.ReadFile, ServerGroup: server.Group, Pids: procPids, Threads: procThreads, Scrub: scrub}
 	if host, local := Local(url); !local {
 		k.SkipGPU = fmt.Sprintf("the server (%s) is not on this machine: its GPUs are not sampled, host health of the client only", host)
 	}
@@ -68,14 +70,17 @@ func healthHook(url, mode string, scrub *redact.Scrubber) loadgen.TrialHook {
 	return &healthWarnHook{Hook: k, warning: fmt.Sprintf("%s=%q is none of off, record, on: runner health was sampled and judged as with on", HealthEnv, mode)}
 }
 
-// healthExec runs a tool like the fingerprint does, saying "not
-// installed" in health's terms (no nvidia-smi: host health only).
-func healthExec(ctx context.Context, name string, args ...string) ([]byte, error) {
-	out, err := fingerprint.Exec(ctx, name, args...)
-	if errors.Is(err, exec.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %v", health.ErrNotInstalled, err)
+// healthExec runs a tool with run, the fingerprint's bounded exec,
+// saying "not installed" in health's terms (no nvidia-smi: host health
+// only).
+func healthExec(run fingerprint.Runner) func(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		out, err := run(ctx, name, args...)
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %v", health.ErrNotInstalled, err)
+		}
+		return out, err
 	}
-	return out, err
 }
 
 // healthWarnHook is the hook of a mistyped PERFGATE_RUNNER_HEALTH: each

@@ -192,7 +192,7 @@ func open(ctx context.Context, o Options, url, apiKey string, deadline time.Time
 	cfg.URL, cfg.Engine, cfg.APIKey, cfg.LookupEnv = url, o.Engine, apiKey, o.LookupEnv
 	cfg.Scrubber = redact.ForProcess(o.Environ, o.Argv).With(o.Secrets...)
 	cfg.ReadyTimeout, cfg.ReadyDeadline = o.ReadyTimeout, deadline
-	cfg.Hooks = append(hooks(url, o.getenv, cfg.Scrubber.With(apiKey)), o.Hooks...)
+	cfg.Hooks = append(hooks(url, o.getenv, o.Environ, cfg.Scrubber.With(apiKey)), o.Hooks...)
 	if o.Detailed {
 		cfg.Detailed = &s.detail
 	}

@@ -48,13 +48,20 @@ var ErrTooMuchOutput = errors.New("printed too much")
 // 240 s that way). A time-out wraps context.DeadlineExceeded, so a caller
 // can tell a hung tool from a failing one.
 func Exec(ctx context.Context, name string, args ...string) ([]byte, error) {
-	path, err := exec.LookPath(name)
+	return execIn(ctx, nil, name, args)
+}
+
+// execIn is Exec in environ ("NAME=value"; nil: the process's own,
+// looked up by exec.LookPath).
+func execIn(ctx context.Context, environ []string, name string, args []string) ([]byte, error) {
+	path, err := lookPath(name, environ)
 	if err != nil {
 		return nil, err
 	}
 	tctx, cancel := context.WithTimeout(ctx, execTimeout)
 	defer cancel()
 	cmd := exec.Command(path, args...)
+	cmd.Env = environ
 	setGroup(cmd)
 	out := &capWriter{max: MaxOutput, full: cancel}
 	stderr := &capWriter{max: maxStderr}
