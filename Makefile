@@ -4,7 +4,7 @@ BIN       ?= bin/perfgate
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/perfgate/perfgate/gate/cli.Version=$(VERSION)
 
-.PHONY: help build test unit conformance lint vet fmt-check bench fuzz demo actionlint act-selftest render-comment render-test e2e-ollama clean
+.PHONY: help build test unit conformance lint vet fmt-check staticcheck bench fuzz demo actionlint act-selftest render-comment render-test e2e-ollama clean
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -26,8 +26,9 @@ conformance: ## the simulator against the official OpenAI Go client (own module,
 demo: ## see the gate catch a decode slowdown on the simulator (about 30 s)
 	$(GO) run ./cmd/perfgate demo
 
-actionlint: ## lint action.yml and every workflow (actionlint + shellcheck)
+actionlint: ## lint action.yml, every workflow and the workflows `perfgate init` writes (actionlint + shellcheck)
 	bash .ci/actionlint.sh
+	bash .ci/actionlint-init.sh
 
 act-selftest: ## run the self-test workflow through action.yml with nektos/act against a fake GitHub API
 	bash .ci/act-selftest.sh
@@ -41,7 +42,13 @@ render-test: ## the PR comment in Chromium: mermaid parses, chart labels do not 
 e2e-ollama: ## a real engine: build ollama v0.17.4 from the Go module proxy (cached), gate it serving a random-weight GGUF model (docs/engines-testing.md)
 	bash .ci/ollama.sh
 
-lint: vet fmt-check ## go vet and gofmt
+lint: vet fmt-check staticcheck ## go vet, gofmt and staticcheck
+
+# staticcheck comes through the module proxy at a pinned version (about
+# 25 s of CPU over the module with a cold cache), so CI needs no install step.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
 
 vet:
 	$(GO) vet ./...

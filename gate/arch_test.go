@@ -93,6 +93,15 @@ func TestImportDirection(t *testing.T) {
 			}
 		}
 	}
+	// gate/git (a prefix rule would catch gate/github and gate/gitstore):
+	// running git and the name rules sit at the bottom, the merge base, the
+	// baselines branch and a bisection's range all call down into it, and
+	// it knows none of them.
+	for _, d := range graph[mod+"gate/git"] {
+		if (strings.HasPrefix(d, mod) && d != mod+"gate/redact") || d == "net" || strings.HasPrefix(d, "net/") {
+			t.Errorf("gate/git imports %s: it runs git and knows names, nothing of the module but gate/redact", d)
+		}
+	}
 	// Library owners: only one package may use each of these.
 	owners := map[string]string{
 		"github.com/spf13/viper":                 "gate/config",
@@ -154,5 +163,60 @@ func TestOneMetricCatalogue(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOnlyGitPackageRunsGit keeps gate/git the one place that runs git
+// (issue 19): a call of exec.Command or exec.CommandContext naming "git"
+// in any non-test file elsewhere is a second git runner, without the
+// timeout, bounded output and redacted errors gate/git gives every call.
+func TestOnlyGitPackageRunsGit(t *testing.T) {
+	fset := token.NewFileSet()
+	calls := 0
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(path)
+		if d.IsDir() {
+			if name := d.Name(); rel != ".." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "Command" && sel.Sel.Name != "CommandContext") {
+				return true
+			}
+			for _, a := range call.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING && lit.Value == `"git"` {
+					if filepath.ToSlash(filepath.Dir(path)) == "../gate/git" {
+						calls++
+					} else {
+						t.Errorf("%s: runs git itself; call gate/git (git.Repo.Run) instead", fset.Position(call.Pos()))
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Error("found no git call in gate/git: the rule checks nothing")
 	}
 }

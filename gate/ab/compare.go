@@ -134,6 +134,7 @@ func Compare(a, b []*result.Result, o Options) (*verdict.Comparison, error) {
 			"; run `perfgate calibrate`, set policy.assumed_between, or restart the servers per block")
 	}
 	decide(c, cells, &p)
+	holdBusy(cells, bm) // busy.go
 	plan(c, cells)
 	c.Cells = make([]verdict.Cell, 0, len(cells))
 	for _, pc := range cells {

@@ -55,14 +55,15 @@ func PlanOf(c *verdict.Comparison, cell *verdict.Cell) verdict.BlockPlan {
 	return p
 }
 
-// plan sets the plan of every undecided gated cell and the experiment's
+// plan sets the plan of every undecided gated cell (but those held for a
+// busy runner, which blocks cannot decide) and the experiment's
 // (the least power, the most blocks; 0 blocks, "none up to 400", wins).
 func plan(c *verdict.Comparison, cells []*pairedCell) {
 	var all *verdict.BlockPlan
 	for _, pc := range cells {
 		cell := &pc.cell
-		if !pc.tested || !cell.Gated || cell.Outcome != verdict.Inconclusive {
-			continue
+		if !pc.tested || !cell.Gated || cell.Outcome != verdict.Inconclusive || cell.Limit == verdict.LimitRunner {
+			continue // a busy runner's hold: more blocks cannot lift it
 		}
 		p := PlanOf(c, cell)
 		cell.Plan = &p

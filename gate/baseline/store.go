@@ -14,7 +14,6 @@ package baseline
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -78,19 +77,6 @@ func (s Store) Path(profile, cell string) string {
 func (s Store) HistoryPath(profile, cell string) string {
 	name := strings.TrimSuffix(result.FileName(cell), ".json") + ".jsonl"
 	return filepath.Join(s.Dir(profile), "history", name)
-}
-
-// Load reads every baseline of profile. A missing profile directory is an
-// error that says how to create it.
-func (s Store) Load(profile string) ([]*result.Result, error) {
-	if err := ValidateProfile(profile); err != nil {
-		return nil, err
-	}
-	dir := s.Dir(profile)
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("no baselines for profile %q (%s): %w; create them with `perfgate baseline update --from DIR --profile %s`", profile, dir, err, profile)
-	}
-	return result.ReadDir(dir)
 }
 
 // Check returns why r cannot become a baseline, or nil.

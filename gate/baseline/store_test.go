@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,4 +147,18 @@ func FuzzParseHistory(f *testing.F) {
 			t.Errorf("%d lines from %d newlines", len(lines), bytes.Count(data, []byte("\n")))
 		}
 	})
+}
+
+// Load reads every baseline of profile (the tests' reader; perfgate reads
+// a store through its commands' own paths). A missing profile directory is an
+// error that says how to create it.
+func (s Store) Load(profile string) ([]*result.Result, error) {
+	if err := ValidateProfile(profile); err != nil {
+		return nil, err
+	}
+	dir := s.Dir(profile)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("no baselines for profile %q (%s): %w; create them with `perfgate baseline update --from DIR --profile %s`", profile, dir, err, profile)
+	}
+	return result.ReadDir(dir)
 }

@@ -17,7 +17,7 @@ func hashOf(t *testing.T, yaml string) []string {
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := workload.LoadFile(path)
+	ms, err := workload.LoadPaths([]string{path})
 	if err != nil {
 		t.Fatalf("the written workload is invalid: %v\n%s", err, yaml)
 	}
@@ -58,7 +58,7 @@ var studyLines = []struct {
 func TestStudyLinesRoundTrip(t *testing.T) {
 	for _, tc := range studyLines {
 		t.Run(tc.file, func(t *testing.T) {
-			ms, err := workload.LoadFile(filepath.Join("../../workloads", tc.file))
+			ms, err := workload.LoadPaths([]string{filepath.Join("../../workloads", tc.file)})
 			if err != nil {
 				t.Fatal(err)
 			}

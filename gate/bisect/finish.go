@@ -26,6 +26,9 @@ func (s *searcher) finish(err error) {
 		if len(r.Open) > 0 {
 			r.Message += fmt.Sprintf("; %d part(s) of the range stayed undecided (see open)", len(r.Open))
 		}
+	case s.busy != "":
+		r.Status = NotFound
+		r.Message = "no commit named: " + s.busy
 	case r.Ends == nil || r.Ends.Blocks == 0:
 		r.Status = NotFound
 		r.Message = fmt.Sprintf("nothing was measured: the budget of %d blocks does not hold the ends' first look", s.o.Budget)

@@ -37,6 +37,10 @@ type Measure struct {
 	GPUSeconds float64 `json:"gpu_seconds"`
 	// Warnings are the paired verdict's warnings on the cell.
 	Warnings []string `json:"warnings,omitempty"`
+	// RunnerBusy says how many of the judged trials (either arm) ran
+	// while the runner was unhealthy; empty when none did. A search does
+	// not decide on such an experiment (busy.go).
+	RunnerBusy string `json:"runner_busy,omitempty"`
 }
 
 // test is how a Measure is judged: the tolerance (a fraction) and the
@@ -57,7 +61,7 @@ func judge(a, b []*result.Result, blocks int, m string, base verdict.Policy, t t
 	if err != nil {
 		return Measure{}, err
 	}
-	ms := Measure{Blocks: blocks, Look: t.look, Outcome: verdict.Inconclusive, GPUSeconds: gpuSeconds(a, b)}
+	ms := Measure{Blocks: blocks, Look: t.look, Outcome: verdict.Inconclusive, GPUSeconds: gpuSeconds(a, b), RunnerBusy: runnerBusy(a, b)}
 	var cell *verdict.Cell
 	for i := range c.Cells {
 		if c.Cells[i].Metric == m && c.Cells[i].Gated {

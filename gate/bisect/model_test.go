@@ -71,6 +71,10 @@ type modelBench struct {
 	exps map[Pair]*modelExp
 	// runs counts the blocks actually run (not returned from memory).
 	runs int
+	// busy holds the commits whose blocks a neighbour shared the runner
+	// with: their trials are slowed by the factor and carry a health
+	// record of a loaded host (load 3 on 2 CPUs).
+	busy map[int]float64
 }
 
 type modelExp struct {
@@ -126,8 +130,13 @@ func (mb *modelBench) Run(_ context.Context, p Pair, blocks int) ([]*result.Resu
 		for j := 0; j < mb.m.BlockTrials; j++ {
 			v := level * lognormal(mb.r, mb.m.TrialCV)
 			e.minutes += mb.m.TrialS / 60
+			var h *result.Health
+			if f, ok := mb.busy[commit]; ok {
+				v *= f
+				h = &result.Health{CPUs: 2, Samples: []result.HealthSample{{Load1: 3}}, Summary: result.HealthSummary{MaxLoad1: 3}}
+			}
 			res.Trials = append(res.Trials, result.Trial{Index: len(res.Trials) + 1, Valid: true, Block: i + 1, DurationS: mb.m.TrialS,
-				Completed: 100, Values: map[string]float64{"tpot_ms.p50": v, "output_throughput": 4e4 / v}})
+				Completed: 100, Values: map[string]float64{"tpot_ms.p50": v, "output_throughput": 4e4 / v}, Health: h})
 		}
 		for _, r := range []*result.Result{e.a, e.b} {
 			r.AB.Blocks = append(r.AB.Blocks, bl)

@@ -39,7 +39,8 @@ const (
 	// Split: both halves hold a significant part of the change; both are
 	// searched.
 	Split Decision = "split"
-	// Undecided: the step ran out of blocks or budget.
+	// Undecided: the step ran out of blocks or budget, or one of its
+	// experiments was measured on a busy runner (Why says which).
 	Undecided Decision = "undecided"
 )
 

@@ -25,6 +25,9 @@ type searcher struct {
 	spent map[Pair]Measure
 	// stepBlocks is the blocks the steps (not the ends) spent.
 	stepBlocks int
+	// busy is why the search stopped on a busy runner (busyWhy), empty
+	// unless it did.
+	busy string
 }
 
 // Search looks for the commit(s) that made o.Metric worse among commits
@@ -111,7 +114,9 @@ func (s *searcher) run(ctx context.Context) error {
 		for g.hi-g.lo > 1 {
 			st, err := s.step(ctx, g, queue)
 			s.res.Steps = append(s.res.Steps, st)
-			if err != nil {
+			if err != nil || s.busy != "" {
+				// A failed Bench or a busy runner stops the search: the
+				// rest would be measured on the same runner.
 				s.open(g, st.Why)
 				for _, q := range queue {
 					s.open(q, "not searched: "+st.Why)
@@ -179,6 +184,10 @@ func (s *searcher) endsTest(ctx context.Context) (Measure, bool, error) {
 			return m, false, err
 		}
 		s.progress(0, p.A, p.B, look, nil)
+		if m.RunnerBusy != "" {
+			s.busy = s.busyWhy(m)
+			return m, false, nil
+		}
 		switch m.Outcome {
 		case verdict.Regression:
 			return m, true, nil

@@ -98,6 +98,13 @@ func (s *searcher) step(ctx context.Context, g span, queue []span) (Step, error)
 			}
 		}
 		s.progress(len(s.res.Steps)+1, g.lo, g.hi, look, queue)
+		for _, m := range []Measure{st.Left, st.Right} {
+			if m.RunnerBusy != "" {
+				s.busy = s.busyWhy(m)
+				st.Why = s.busy
+				return st, nil
+			}
+		}
 		if !st.Left.tested() || !st.Right.tested() {
 			continue
 		}

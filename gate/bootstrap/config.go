@@ -20,6 +20,9 @@ type Setup struct {
 	ServerCommand []string
 	// Restarts and TrialsPerRestart are the calibration's.
 	Restarts, TrialsPerRestart int
+	// Baselines is the store as perfgate.yaml names it: a directory in
+	// the tree, or git:<branch> (the nightly's); "" is "baselines".
+	Baselines string
 }
 
 // Config renders a commented perfgate.yaml. With a nil plan (before
@@ -37,7 +40,16 @@ func Config(s Setup, p *Plan) []byte {
 	for _, wl := range s.Workloads {
 		w("  - %s\n", quote(wl))
 	}
-	w("\nbaselines: baselines\noutput: perfgate-out\n\n")
+	w("\n")
+	switch store := s.Baselines; {
+	case strings.HasPrefix(store, "git:"):
+		w("# The baselines, their history and the calibration live on a branch that\n# only the nightly and release workflows push to; the PR check reads it\n# with git, so a pull request cannot change what it is judged against\n# (docs/baselines.md).\nbaselines: %s\n", quote(store))
+	case store == "":
+		w("baselines: baselines\n")
+	default:
+		w("# The baselines live in the tree: a change to them is a reviewed diff\n# (docs/baselines.md).\nbaselines: %s\n", quote(store))
+	}
+	w("output: perfgate-out\n\n")
 	w("server:\n")
 	w("  # perfgate launches the server for every run (a fresh start each time:\n")
 	w("  # calibration and A/B restart it), waits for it to be ready and stops it.\n")

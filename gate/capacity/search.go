@@ -84,14 +84,6 @@ type Prober interface {
 	Probe(ctx context.Context, load float64) (Measurement, error)
 }
 
-// ProberFunc adapts a function to Prober.
-type ProberFunc func(ctx context.Context, load float64) (Measurement, error)
-
-// Probe calls f.
-func (f ProberFunc) Probe(ctx context.Context, load float64) (Measurement, error) {
-	return f(ctx, load)
-}
-
 // Spec are the settings of one search; see result.CapacitySpec. Zero
 // fields take the defaults.
 type Spec = result.CapacitySpec

@@ -200,3 +200,11 @@ func TestWilson(t *testing.T) {
 		}
 	}
 }
+
+// ProberFunc adapts a function to Prober.
+type ProberFunc func(ctx context.Context, load float64) (Measurement, error)
+
+// Probe calls f.
+func (f ProberFunc) Probe(ctx context.Context, load float64) (Measurement, error) {
+	return f(ctx, load)
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/git"
 	"github.com/perfgate/perfgate/gate/gitstore"
 )
 
@@ -23,7 +24,7 @@ func baselineBranch(o baselineUpdateOptions) (gitstore.Spec, bool, error) {
 	if o.branch == "" {
 		return spec, ok, nil
 	}
-	if err := gitstore.ValidBranch(o.branch); err != nil {
+	if err := git.ValidBranch(o.branch); err != nil {
 		return spec, true, exitf(ExitInvalid, "--branch: %w", err)
 	}
 	dir := spec.Dir

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/result"
 )
 
 func TestBaselineUpdateThenCompare(t *testing.T) {
@@ -20,7 +21,7 @@ func TestBaselineUpdateThenCompare(t *testing.T) {
 	if code != ExitPass || strings.Count(out, "wrote ") != 2 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	got, err := baseline.Store{Root: store}.Load("sim-fast")
+	got, err := result.ReadDir(baseline.Store{Root: store}.Dir("sim-fast"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -237,29 +237,3 @@ func TestBisectInputErrors(t *testing.T) {
 		}
 	}
 }
-
-// TestParseGitLog: subjects with separators of their own, authors, and
-// the trailing record mark.
-func TestParseGitLog(t *testing.T) {
-	got := parseGitLog("abc\x1ffix: a | b\x1fAda <a@x>\x1e\ndef\x1f\x1fBo <b@x>\x1e\n")
-	if len(got) != 2 || got[0] != (bisect.Commit{SHA: "abc", Subject: "fix: a | b", Author: "Ada <a@x>"}) || got[1].SHA != "def" || got[1].Subject != "" {
-		t.Errorf("parseGitLog: %+v", got)
-	}
-}
-
-// FuzzParseGitLog: any bytes git could print parse without panicking, and
-// every commit keeps its id.
-func FuzzParseGitLog(f *testing.F) {
-	f.Add("abc\x1fsubject\x1fAda <a@x>\x1e\n")
-	f.Add("\x1e\x1f\x1f\x1f\x1e")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, c := range parseGitLog(s) {
-			if c.SHA == "" && c.Subject == "" && c.Author == "" {
-				continue
-			}
-			if strings.Contains(c.SHA, "\x1e") || strings.Contains(c.SHA, "\x1f") {
-				t.Errorf("id %q holds a separator", c.SHA)
-			}
-		}
-	})
-}

@@ -33,7 +33,7 @@ func TestCalibrateFit(t *testing.T) {
 	}
 	var groups [][]float64
 	for _, vals := range tpot {
-		x, _ := noise.Scale(vals, false)
+		x, _ := verdict.ToTestScale(vals, false)
 		groups = append(groups, x)
 	}
 	want, _ := noise.OneWay(groups)

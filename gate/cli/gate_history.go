@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/config"
+	"github.com/perfgate/perfgate/gate/git"
 	"github.com/perfgate/perfgate/gate/history"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
@@ -55,8 +54,8 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		if err := gateRefusePromotedInPR(dir, baselines); err != nil {
 			return nil, nil, err
 		}
-		if g, ok := findCheckout(ctx, dir, o.environ); ok && mergeBase != "" && o.baselinesBranch == "" {
-			if err := gateRefuseRerecorded(g, dir, mergeBase); err != nil {
+		if g, ok := git.Find(ctx, dir, o.environ); ok && mergeBase != "" && o.baselinesBranch == "" {
+			if err := gateRefuseRerecorded(ctx, g, dir, mergeBase); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -88,52 +87,25 @@ func trustedSide(store baseline.Store, cfg config.Config, mergeBase string, ance
 	return side, judged, nil
 }
 
-// gateTrustedBase establishes the merge base of the change (see
-// mergebase.go) and the ancestry test against it. Without a merge base
+// gateTrustedBase establishes the merge base of the change and the
+// ancestry test against it (git.ResolveTrustedBase). Without a merge base
 // asked for (no --merge-base, PERFGATE_MERGE_BASE or GITHUB_BASE_REF) it
-// returns "" and a note that the baselines were taken as checked out.
+// returns "" and, where the report should say so, a note that the
+// baselines were taken as checked out.
 func gateTrustedBase(ctx context.Context, dir string, o gateOptions, getenv func(string) string, notes *[]string) (string, func(string) bool, error) {
 	what, explicit := "--merge-base", o.mergeBase
 	if explicit == "" {
 		what, explicit = "PERFGATE_MERGE_BASE", getenv("PERFGATE_MERGE_BASE")
 	}
-	if explicit != "" {
-		if err := validRev(what, explicit); err != nil {
-			return "", nil, &ExitError{Code: ExitInvalid, Err: err}
-		}
-	}
-	baseRef := getenv("GITHUB_BASE_REF")
-	if explicit == "" && baseRef != "" {
-		if err := validBranch("GITHUB_BASE_REF", baseRef); err != nil {
-			return "", nil, &ExitError{Code: ExitInvalid, Err: err}
-		}
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return explicit, nil, nil // no baselines: every cell fails closed as missing
-	}
-	if explicit == "" && baseRef == "" && !trust.UnderReview(getenv) {
-		return "", nil, nil
-	}
-	g, ok := findCheckout(ctx, dir, o.environ)
-	if !ok {
-		switch {
-		case explicit != "":
-			*notes = append(*notes, fmt.Sprintf("the baselines (%s) are not in a git checkout: the merge base %s picks their history entry, but they could not be checked for changes since it", dir, short7(explicit)))
-			return explicit, nil, nil
-		case baseRef != "":
-			return "", nil, exitf(ExitInvalid, "inside a pull request (GITHUB_BASE_REF=%s) the baselines %s must be in the git checkout, so that the gate can tell main's baselines from the pull request's: check the repository out (actions/checkout with fetch-depth: 0) or pass --merge-base", baseRef, dir)
-		}
-		return "", nil, nil
-	}
-	mb, err := g.resolveMergeBase(what, explicit, baseRef)
+	tb, err := git.ResolveTrustedBase(ctx, git.BaseQuery{Dir: dir, What: what, Explicit: explicit,
+		BaseRef: getenv("GITHUB_BASE_REF"), UnderReview: trust.UnderReview(getenv), Environ: o.environ})
 	if err != nil {
 		return "", nil, &ExitError{Code: ExitInvalid, Err: err}
 	}
-	if mb == "" {
-		*notes = append(*notes, "no merge base known (no --merge-base, PERFGATE_MERGE_BASE or GITHUB_BASE_REF, and the checkout has no remote origin): the checked-out baselines were trusted as they are; pass --merge-base so that baselines a change re-recorded are refused")
-		return "", nil, nil
+	if tb.Note != "" {
+		*notes = append(*notes, tb.Note)
 	}
-	return mb, g.ancestry(mb), nil
+	return tb.Commit, tb.Ancestor, nil
 }
 
 // after adds the trusted side's notes to the comparison and runs the
@@ -161,8 +133,8 @@ func gateRefusePromotedInPR(dir string, bs []*result.Result) error {
 // directory since the merge base (whatever ref the promotion claims). A
 // diff git cannot make is a refusal too: the gate never trusts baselines
 // it could not check.
-func gateRefuseRerecorded(g gitCheckout, dir, mergeBase string) error {
-	changed, err := g.changedSince(dir, mergeBase)
+func gateRefuseRerecorded(ctx context.Context, g git.Repo, dir, mergeBase string) error {
+	changed, err := g.ChangedSince(ctx, dir, mergeBase)
 	if err != nil {
 		return exitf(ExitInvalid, "could not check the baselines %s against the merge base %s (%v): fetch it (actions/checkout with fetch-depth: 0, or git fetch origin %s)", dir, short7(mergeBase), err, mergeBase)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/baseline"
+	"github.com/perfgate/perfgate/gate/git"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -185,7 +186,7 @@ func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
 		t.Skip("no git")
 	}
 	repo := t.TempDir()
-	git := func(args ...string) string {
+	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", repo}, args...)...)
 		out, err := cmd.CombinedOutput()
@@ -194,22 +195,22 @@ func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	git("init", "-q")
+	run("init", "-q")
 	dir := filepath.Join(repo, "baselines", "p")
 	writeResult(t, filepath.Join(dir, "a.json"), compareTestResult("a", 10, 1))
-	git("add", ".")
-	git("commit", "-qm", "base")
-	base := git("rev-parse", "HEAD")
-	g, ok := findCheckout(context.Background(), dir, os.Environ())
+	run("add", ".")
+	run("commit", "-qm", "base")
+	base := run("rev-parse", "HEAD")
+	g, ok := git.Find(context.Background(), dir, os.Environ())
 	if !ok {
 		t.Fatal("the temporary repository is not found as a checkout")
 	}
-	if err := gateRefuseRerecorded(g, dir, base); err != nil {
+	if err := gateRefuseRerecorded(context.Background(), g, dir, base); err != nil {
 		t.Fatalf("unchanged baselines refused: %v", err)
 	}
 	writeResult(t, filepath.Join(dir, "a.json"), compareTestResult("a", 10, 0.9))
-	git("commit", "-qam", "re-record in the PR")
-	err := gateRefuseRerecorded(g, dir, base)
+	run("commit", "-qam", "re-record in the PR")
+	err := gateRefuseRerecorded(context.Background(), g, dir, base)
 	if err == nil || !strings.Contains(err.Error(), "re-records baselines") || !strings.Contains(err.Error(), "a.json") {
 		t.Errorf("error %v, want the re-recorded baseline named", err)
 	}

@@ -164,7 +164,8 @@ func TestRunHealthWithoutGPU(t *testing.T) {
 
 // TestRunHealthLaunchedServer: with --server-cmd the server's own process
 // tree is told from others by its process group: the launched server's
-// process on the GPU is "server", the test's own process is "other".
+// process on the GPU is "server", the test's own process is "other", and
+// the tree's load is its own, not a neighbour's.
 func TestRunHealthLaunchedServer(t *testing.T) {
 	cmd := runServerCmd(t)
 	// The server is the process whose environment holds the --server-env
@@ -193,6 +194,11 @@ func TestRunHealthLaunchedServer(t *testing.T) {
 		}
 		if tr.Valid || !strings.Contains(tr.InvalidReason, fmt.Sprintf("pid %d perfgate.test", os.Getpid())) {
 			t.Errorf("trial %d: valid %v, reason %q", tr.Index, tr.Valid, tr.InvalidReason)
+		}
+		// The server's and perfgate's own load is read from /proc and
+		// taken off the load average (gate/health, ownload.go).
+		if h := tr.Health; h.OwnLoad != health.OwnCounted || h.Samples[len(h.Samples)-1].OwnLoad <= 0 || len(h.Notes) != 0 {
+			t.Errorf("trial %d: own load %q, samples %+v, notes %q", tr.Index, h.OwnLoad, h.Samples, h.Notes)
 		}
 	}
 }

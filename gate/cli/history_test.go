@@ -39,7 +39,7 @@ func TestBaselineUpdateRefusesASpoiledRun(t *testing.T) {
 	if code != ExitPass || !strings.Contains(errs, "kept with --accept-noisy") {
 		t.Fatalf("--accept-noisy: exit %d, stderr %q", code, errs)
 	}
-	got, err := baseline.Store{Root: store}.Load("p")
+	got, err := result.ReadDir(baseline.Store{Root: store}.Dir("p"))
 	if err != nil {
 		t.Fatal(err)
 	}

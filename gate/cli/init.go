@@ -22,6 +22,7 @@ import (
 	"github.com/perfgate/perfgate/gate/bootstrap"
 	"github.com/perfgate/perfgate/gate/config"
 	"github.com/perfgate/perfgate/gate/engine"
+	"github.com/perfgate/perfgate/gate/gitstore"
 	"github.com/perfgate/perfgate/workloads"
 )
 
@@ -30,6 +31,7 @@ func init() { register(newInitCmd) }
 // initOptions are init's flags.
 type initOptions struct {
 	dir, profile, serverCmd, baselines, out string
+	branch                                  string // init_branch.go
 	workloads, serverEnv                    []string
 	restarts, trials                        int
 	readyTimeout, startup, maxGPU           time.Duration
@@ -70,7 +72,8 @@ tolerances calibration shows decidable. It never overwrites a file without
 	f.StringVar(&o.serverCmd, "server-cmd", "", "command that launches the server (required: calibration restarts it)")
 	f.StringArrayVar(&o.serverEnv, "server-env", nil, "NAME=value added to the server's environment (repeatable)")
 	f.StringSliceVar(&o.workloads, "workloads", []string{"smoke"}, `workloads: "smoke", names of shipped workloads (q7b-512-256-c32), or files/globs`)
-	f.StringVar(&o.baselines, "baselines", "baselines", "baseline store directory, relative to --dir")
+	f.StringVar(&o.baselines, "baselines", "baselines", "baseline store directory, relative to --dir, when the store is kept in the tree (--branch \"\" or no git checkout)")
+	f.StringVar(&o.branch, "branch", gitstore.DefaultBranch, "git branch the baselines are kept on, where the nightly records (committed locally; push it); \"\" keeps them in the tree (--baselines)")
 	f.StringVarP(&o.out, "output", "o", "perfgate-init", "directory for the calibration's and the baseline run's results, relative to --dir")
 	f.IntVar(&o.restarts, "restarts", 5, "calibration: server starts, at least 3")
 	f.IntVar(&o.trials, "trials", 3, "calibration: trials per start, at least 2")
@@ -118,7 +121,7 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 	for _, w := range bootstrap.WorkflowsFor(bootstrap.Stored) {
 		files.workflows = append(files.workflows, filepath.Join(".github", "workflows", w.Name))
 	}
-	store := baseline.Store{Root: filepath.Join(o.dir, o.baselines)}
+	setting, store, branch := initStore(ctx, s, o)
 	files.measured = []string{mustRel(o.dir, store.NoisePath(o.profile))}
 	if existing, _ := filepath.Glob(filepath.Join(store.Dir(o.profile), "*.json")); len(existing) > 0 {
 		for _, p := range existing {
@@ -133,7 +136,7 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 			return err
 		}
 	}
-	setup := bootstrap.Setup{Profile: o.profile, Workloads: wls, ServerCommand: argv, Restarts: o.restarts, TrialsPerRestart: o.trials}
+	setup := bootstrap.Setup{Profile: o.profile, Workloads: wls, ServerCommand: argv, Restarts: o.restarts, TrialsPerRestart: o.trials, Baselines: setting}
 	if name, ok := engine.FromArgv(argv); ok {
 		setup.Engine = string(name)
 	}
@@ -160,6 +163,16 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 	if len(plan.Undecidable) > 0 {
 		fmt.Fprintf(s.Err, "perfgate: warning: init: %s cannot be decided on this runner as calibrated: the PR check will report them inconclusive; calibrate on a quiet runner or with more --restarts (rerun init with --force) to decide them\n",
 			strings.Join(plan.Undecidable, ", "))
+	}
+	if branch != "" {
+		commit, err := initPublish(ctx, s, o, store, branch)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(s.Out, "\nwrote %s and %s; committed the calibration and a first baseline to the local branch %s (%.12s), where the nightly records\n",
+			files.config, strings.Join(files.workflows, ", "), branch, commit)
+		fmt.Fprintf(s.Out, "next: commit them and push the branch too (git push origin %s); check the workloads with `perfgate validate workloads/`; docs/init.md says what the first week looks like\n", branch)
+		return nil
 	}
 	fmt.Fprintf(s.Out, "\nwrote %s, %s, calibration %s and a first baseline in %s\n", files.config,
 		strings.Join(files.workflows, ", "), mustRel(o.dir, store.NoisePath(o.profile)), mustRel(o.dir, store.Dir(o.profile)))

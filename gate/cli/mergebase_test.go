@@ -182,21 +182,3 @@ func TestGateOnAPushNeedsNoMergeBase(t *testing.T) {
 		t.Errorf("pull request without GITHUB_BASE_REF: exit %d, want 2\n%s", code, errs)
 	}
 }
-
-// FuzzValidRev: whatever validRev and validBranch accept can never reach
-// git as an option, a range or more than one argument.
-func FuzzValidRev(f *testing.F) {
-	for _, s := range []string{"main", "origin/main", "HEAD~1", "0123abcd", "--output=x", "-p", "a..b", "a b", "refs/heads/x@{1}", "\x00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		for name, check := range map[string]func(string, string) error{"validRev": validRev, "validBranch": validBranch} {
-			if check("--merge-base", v) != nil {
-				continue
-			}
-			if v == "" || strings.HasPrefix(v, "-") || strings.Contains(v, "..") || strings.IndexFunc(v, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-				t.Errorf("%s accepted %q", name, v)
-			}
-		}
-	})
-}

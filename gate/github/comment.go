@@ -74,13 +74,6 @@ func NewClient(httpClient *http.Client, apiURL string, token Token) (*gh.Client,
 	return c, nil
 }
 
-// Upsert makes PR number pr of owner/repo carry exactly one comment with
-// marker written by the token's own account: it edits the latest such
-// comment, or creates one. It is Post in mode always without a state line.
-func Upsert(ctx context.Context, c *gh.Client, owner, repo string, pr int, marker, body string) (CommentResult, error) {
-	return Post(ctx, c, Target{Owner: owner, Repo: repo, PR: pr, Marker: marker}, body, CommentAlways, nil)
-}
-
 // actionsBot is the account that the workflow's GITHUB_TOKEN writes as.
 const actionsBot = "github-actions[bot]"
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	gh "github.com/google/go-github/v60/github"
 	"github.com/perfgate/perfgate/internal/fakegithub"
 )
 
@@ -221,4 +222,11 @@ func TestMarker(t *testing.T) {
 			t.Errorf("Marker(%q) succeeded", bad)
 		}
 	}
+}
+
+// Upsert makes PR number pr of owner/repo carry exactly one comment with
+// marker written by the token's own account: it edits the latest such
+// comment, or creates one. It is Post in mode always without a state line.
+func Upsert(ctx context.Context, c *gh.Client, owner, repo string, pr int, marker, body string) (CommentResult, error) {
+	return Post(ctx, c, Target{Owner: owner, Repo: repo, PR: pr, Marker: marker}, body, CommentAlways, nil)
 }

@@ -20,10 +20,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/perfgate/perfgate/gate/git"
 )
 
 // DefaultBranch is the branch the baselines live on unless configured.
@@ -55,7 +56,7 @@ func Parse(s string) (spec Spec, ok bool, err error) {
 	if dir == "" {
 		dir = "baselines"
 	}
-	if err := ValidBranch(branch); err != nil {
+	if err := git.ValidBranch(branch); err != nil {
 		return Spec{}, true, fmt.Errorf("%q: %w", s, err)
 	}
 	clean := path.Clean(dir)
@@ -63,23 +64,6 @@ func Parse(s string) (spec Spec, ok bool, err error) {
 		return Spec{}, true, fmt.Errorf("%q: directory %q must be relative and inside the branch", s, dir)
 	}
 	return Spec{Branch: branch, Dir: clean}, true, nil
-}
-
-// ValidBranch accepts a branch name git accepts that cannot be read as an
-// option.
-func ValidBranch(b string) error {
-	switch {
-	case b == "", b == "@", strings.HasPrefix(b, "-"), strings.Contains(b, ".."), strings.Contains(b, "@{"), strings.Contains(b, "//"),
-		strings.ContainsAny(b, " ~^:?*[\\\x7f"),
-		strings.HasPrefix(b, "/"), strings.HasSuffix(b, "/"), strings.HasSuffix(b, ".lock"):
-		return fmt.Errorf("branch %q is not a valid branch name", b)
-	}
-	for _, c := range b {
-		if c < 0x20 {
-			return fmt.Errorf("branch %q is not a valid branch name", b)
-		}
-	}
-	return nil
 }
 
 // Repo is a git repository (any directory inside its work tree).
@@ -103,37 +87,28 @@ func (r Repo) env() []string {
 	return append(append([]string(nil), base...), r.Env...)
 }
 
-// git runs git in the repository and returns its trimmed output; errors
-// carry git's first line of standard error.
+// git runs git (gate/git) in the repository, or in dir when given, and
+// returns its trimmed output.
 func (r Repo) git(ctx context.Context, dir string, args ...string) (string, error) {
 	if dir == "" {
 		dir = r.Dir
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = r.env()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return r.repo(dir).Run(ctx, args...)
+}
+
+func (r Repo) repo(dir string) git.Repo {
+	return git.Repo{Dir: dir, Environ: r.env()}
 }
 
 func (r Repo) hasRemote(ctx context.Context) bool {
-	if r.Remote == "" {
-		return false
-	}
-	_, err := r.git(ctx, "", "remote", "get-url", "--", r.Remote)
-	return err == nil
+	return r.repo(r.Dir).HasRemote(ctx, r.Remote)
 }
 
 // Tip fetches the branch from the remote (when there is one) and returns
 // the commit the store is read from: the remote's branch, else the local
 // branch. "" with a nil error: the branch does not exist yet.
 func (r Repo) Tip(ctx context.Context, branch string) (string, error) {
-	if err := ValidBranch(branch); err != nil {
+	if err := git.ValidBranch(branch); err != nil {
 		return "", err
 	}
 	if r.hasRemote(ctx) {
@@ -162,30 +137,20 @@ func (r Repo) Export(ctx context.Context, commit, dir, dest string) (string, err
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
 	}
-	if has, err := r.git(ctx, "", "ls-tree", "--name-only", commit, "--", dir); err != nil {
+	if has, err := r.git(ctx, "", "ls-tree", "--name-only", "--end-of-options", commit, "--", dir); err != nil {
 		return "", err
 	} else if has == "" {
 		return root, nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", r.Dir, "archive", "--format=tar", commit, "--", dir)
-	cmd.Env = r.env()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	// git archive takes no --end-of-options; commit is a sha from Tip and
+	// dir passed Parse, so neither can read as an option.
+	err := r.repo(r.Dir).Stream(ctx, []string{"archive", "--format=tar", commit, "--", dir}, func(out io.Reader) error {
+		return untar(out, dest)
+	})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("exporting %s of %s: %w", dir, commit, err)
 	}
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	xerr := untar(out, dest)
-	if xerr != nil {
-		_, _ = io.Copy(io.Discard, out)
-	}
-	if err := cmd.Wait(); err != nil {
-		return "", fmt.Errorf("git archive %s -- %s: %w: %s", commit, dir, err, strings.TrimSpace(stderr.String()))
-	}
-	return root, xerr
+	return root, nil
 }
 
 // untar writes the regular files and directories of a tar stream under

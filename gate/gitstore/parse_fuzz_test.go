@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"testing"
+
+	"github.com/perfgate/perfgate/gate/git"
 )
 
 // FuzzParse pins that an accepted git: setting can never reach git as an
@@ -20,7 +22,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if strings.HasPrefix(spec.Branch, "-") || ValidBranch(spec.Branch) != nil {
+		if strings.HasPrefix(spec.Branch, "-") || git.ValidBranch(spec.Branch) != nil {
 			t.Fatalf("%q: accepted branch %q", s, spec.Branch)
 		}
 		if path.IsAbs(spec.Dir) || spec.Dir == ".." || strings.HasPrefix(spec.Dir, "../") || strings.HasPrefix(spec.Dir, "-") || path.Clean(spec.Dir) != spec.Dir {

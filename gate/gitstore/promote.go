@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/perfgate/perfgate/gate/git"
 )
 
 // DefaultAttempts bounds how often Promote re-applies a promotion that
@@ -44,7 +46,7 @@ type Result struct {
 // and the promotion is applied again on the new tip, up to Attempts
 // times; no history line of either promotion is lost.
 func (r Repo) Promote(ctx context.Context, p Promotion) (Result, error) {
-	if err := ValidBranch(p.Branch); err != nil {
+	if err := git.ValidBranch(p.Branch); err != nil {
 		return Result{}, err
 	}
 	attempts := p.Attempts

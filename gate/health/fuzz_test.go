@@ -46,7 +46,16 @@ func FuzzParseHost(f *testing.F) {
 	f.Add([]byte("cpu  100 0 50 800 10 0 5 35 20 0\ncpu0 1 2 3 4\n"))
 	f.Add([]byte("MemTotal: 100 kB\nMemAvailable: 50 kB\n"))
 	f.Add([]byte("4242 (py (x)) S 1 2 3\n"))
+	f.Add([]byte("4242 (vllm) S 4200 4100 4100 0 -1 4194560 100 0 0 0 5 3 7 2 20 0 12 0 987654 123 45\n"))
+	f.Add([]byte("12345.67 23456.78\n"))
+	f.Add([]byte("123456789 987654 42\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if v, err := ParseUptime(data); err == nil && (v < 0 || v != v) {
+			t.Fatalf("uptime %v", v)
+		}
+		if run, wait, err := ParseSchedstat(data); err == nil && run+wait < run {
+			t.Fatalf("schedstat %d + %d overflows", run, wait)
+		}
 		if v, err := ParseLoadavg(data); err == nil && v < 0 {
 			t.Fatalf("negative load %v", v)
 		}
@@ -56,7 +65,9 @@ func FuzzParseHost(f *testing.F) {
 		if a, tot, err := ParseMeminfo(data); err == nil && (a < 0 || tot < 0) {
 			t.Fatalf("negative memory %v %v", a, tot)
 		}
-		_, _ = ParseProcStat(data)
+		if st, err := ParseProcStat(data); err == nil && (st.CPU >= 1<<41 || st.Children >= 1<<41) {
+			t.Fatalf("CPU ticks beyond any reading: %+v", st)
+		}
 	})
 }
 

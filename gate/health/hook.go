@@ -50,6 +50,18 @@ type Hook struct {
 	// ServerGroup returns the launched server's process group id, 0 when
 	// perfgate did not launch it; nil means never launched.
 	ServerGroup func(ctx context.Context) int
+	// Pids lists the host's processes (/proc's numeric entries). With it,
+	// every sample reads the load of the launched server's process tree
+	// and of perfgate (/proc/<pid>/stat, /proc/self/stat, /proc/uptime
+	// and schedstat through ReadFile), and the busy-host rule counts only
+	// the neighbours' load (ownload.go); nil judges the whole load.
+	Pids func() ([]int, error)
+	// Threads lists the threads of /proc/<proc> (a pid, or "self"):
+	// /proc/<proc>/task's entries. With it the own load is the time those
+	// threads were runnable (schedstat), else their CPU time (ownread.go).
+	Threads func(proc string) ([]int, error)
+	// Now is the clock of the own-load readings; nil is time.Now.
+	Now func() time.Time
 	// Interval between periodic samples (DefaultInterval when zero);
 	// MaxSamples bounds the samples kept per trial (DefaultMaxSamples):
 	// when a long trial reaches it, every other periodic sample is dropped
@@ -78,6 +90,7 @@ type Hook struct {
 	gpuOK   bool             // nvidia-smi answered once in this run
 	noGPU   string           // why GPUs are not sampled in this run, once known
 	atStart map[int]bool
+	own     ownState // ownread.go
 	cur     *trial
 	stop    context.CancelFunc
 	done    chan struct{}
@@ -102,6 +115,7 @@ func (k *Hook) BeforeTrial(ctx context.Context, idx int) error {
 	if k.ServerGroup != nil {
 		tr.serverGroup = k.ServerGroup(ctx)
 	}
+	tr.h.OwnLoad = k.ownNote(tr.serverGroup)
 	if data, err := k.ReadFile("/proc/stat"); err != nil {
 		tr.note("CPU steal not read: " + err.Error())
 	} else if c, err := ParseStat(data); err != nil {
@@ -217,6 +231,15 @@ func (k *Hook) sample(ctx context.Context, tr *trial) (thinned bool) {
 	gpus, apps, gpuNotes := k.gpus(ctx)
 	s.GPUs = gpus
 	notes = append(notes, gpuNotes...)
+	if tr.h.OwnLoad == OwnCounted {
+		// A sample without it counts the whole load: the rule errs
+		// towards busy.
+		if own, err := k.ownSample(tr.serverGroup); err != nil {
+			notes = append(notes, "own load not read, the whole load counted: "+err.Error())
+		} else {
+			s.OwnLoad = own
+		}
+	}
 
 	k.mu.Lock()
 	defer k.mu.Unlock()

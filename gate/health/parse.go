@@ -231,12 +231,17 @@ func ParseXid(out []byte) []Xid {
 	return xs
 }
 
-// ProcStat is what Owner needs of /proc/<pid>/stat.
+// ProcStat is what Owner and the own-load reading (ownload.go) need of
+// /proc/<pid>/stat.
 type ProcStat struct {
 	PPID, PGRP int
 	// Start is the process's start time in clock ticks since boot; 0
 	// when the line is too short to say.
 	Start uint64
+	// CPU is the CPU time the process used (utime + stime), Children
+	// the CPU time of its children it waited for (cutime + cstime), both
+	// in clock ticks; 0 when the line is too short to say.
+	CPU, Children uint64
 }
 
 // ParseProcStat parses /proc/<pid>/stat: "pid (comm) state ppid pgrp ...",
@@ -256,6 +261,17 @@ func ParseProcStat(data []byte) (ProcStat, error) {
 		return ProcStat{}, fmt.Errorf("proc stat: ppid %q or pgrp %q is not a number", clip(f[1]), clip(f[2]))
 	}
 	st := ProcStat{PPID: ppid, PGRP: pgrp}
+	if len(f) > 14 {
+		// utime, stime, cutime, cstime: fields 14 to 17 of the line.
+		var t [4]uint64
+		for i := range t {
+			// More than 2^40 ticks (348 years at 100 Hz) is no reading.
+			if v, err := strconv.ParseUint(f[11+i], 10, 64); err == nil && v < 1<<40 {
+				t[i] = v
+			}
+		}
+		st.CPU, st.Children = t[0]+t[1], t[2]+t[3]
+	}
 	if len(f) > 19 {
 		st.Start, _ = strconv.ParseUint(f[19], 10, 64)
 	}

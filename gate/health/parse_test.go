@@ -118,8 +118,8 @@ func TestParseProcStat(t *testing.T) {
 		t.Errorf("ParseProcStat = %+v, %v", st, err)
 	}
 	// A full line: the start time is field 22.
-	st, err = ParseProcStat([]byte("4242 (vllm) S 4200 4100 4100 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 12 0 987654 123 45\n"))
-	if err != nil || st != (ProcStat{PPID: 4200, PGRP: 4100, Start: 987654}) {
+	st, err = ParseProcStat([]byte("4242 (vllm) S 4200 4100 4100 0 -1 4194560 100 0 0 0 5 3 7 2 20 0 12 0 987654 123 45\n"))
+	if err != nil || st != (ProcStat{PPID: 4200, PGRP: 4100, Start: 987654, CPU: 8, Children: 9}) {
 		t.Errorf("ParseProcStat = %+v, %v", st, err)
 	}
 	for _, bad := range []string{"", "1 (x S", "1 (x) S a b"} {

@@ -107,6 +107,9 @@ func Summarize(h *result.Health) {
 			s.OtherProcesses++
 		}
 	}
+	if h.OwnLoad == OwnCounted {
+		s.MaxOtherLoad1 = maxOtherLoad(h.Samples)
+	}
 	h.Summary = s
 }
 
@@ -151,8 +154,8 @@ func Judge(h *result.Health, lim Limits) (invalid, warnings []string) {
 	}
 	// The host warnings carry no figures (those are in the summary), so
 	// the report can count the trials that share one.
-	if h.CPUs > 0 && s.MaxLoad1 > lim.LoadPerCPU*float64(h.CPUs) {
-		warnings = append(warnings, fmt.Sprintf("host busy: the load average exceeded the %d CPUs during the trial (health.summary.max_load1); the client and the server waited for CPU time", h.CPUs))
+	if load, _, what, field := hostLoad(h); h.CPUs > 0 && load > lim.LoadPerCPU*float64(h.CPUs) {
+		warnings = append(warnings, fmt.Sprintf("host busy: %s exceeded the %d CPUs during the trial (%s); the client and the server waited for CPU time", what, h.CPUs, field))
 	}
 	if s.StealPct > lim.StealPct {
 		warnings = append(warnings, fmt.Sprintf("host CPU steal above %g %% during the trial (health.summary.steal_pct): the hypervisor gave these CPUs to other guests", lim.StealPct))

@@ -12,9 +12,9 @@ import (
 	"github.com/perfgate/perfgate/gate/redact"
 )
 
-// hangErr is what fingerprint.Exec returns for a tool that did not answer
+// errHang is what fingerprint.Exec returns for a tool that did not answer
 // within its bound.
-var hangErr = fmt.Errorf("nvidia-smi: no answer within 15s: %w", context.DeadlineExceeded)
+var errHang = fmt.Errorf("nvidia-smi: no answer within 15s: %w", context.DeadlineExceeded)
 
 // smiCalls counts the nvidia-smi calls of run.
 func smiCalls(run *fakeRunner) int {
@@ -35,7 +35,7 @@ func smiCalls(run *fakeRunner) int {
 // it hung.
 func TestHookHungToolAskedOnce(t *testing.T) {
 	// Hung from the start: host health only, and the record says why.
-	run := &fakeRunner{smiErr: hangErr}
+	run := &fakeRunner{smiErr: errHang}
 	k := &Hook{Run: run.run, ReadFile: (&fakeProc{}).read, Interval: time.Millisecond}
 	for i := 0; i < 2; i++ {
 		tr := runTrial(t, k, i, func() { time.Sleep(20 * time.Millisecond) })
@@ -52,7 +52,7 @@ func TestHookHungToolAskedOnce(t *testing.T) {
 	k = &Hook{Run: run.run, ReadFile: (&fakeProc{}).read, Interval: time.Millisecond}
 	runTrial(t, k, 0, nil)
 	before := smiCalls(run)
-	run.set(func(f *fakeRunner) { f.smiErr = hangErr })
+	run.set(func(f *fakeRunner) { f.smiErr = errHang })
 	for i := 1; i < 3; i++ {
 		tr := runTrial(t, k, i, func() { time.Sleep(20 * time.Millisecond) })
 		if !strings.Contains(strings.Join(tr.Health.Notes, "\n"), "nvidia-smi did not answer in time") {

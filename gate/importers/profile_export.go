@@ -33,14 +33,6 @@ var profileDists = []struct{ key, base string }{
 	{"request_latency", "e2el_ms"},
 }
 
-// ParseProfileExport reads a GenAI-Perf profile_export_genai_perf.json or
-// an AIPerf profile_export_aiperf.json: one run, its metrics as
-// {"unit", "avg", "p50", ...} objects and its settings in input_config
-// (GenAI-Perf's flat arguments, AIPerf's nested endpoint/loadgen/input).
-func ParseProfileExport(name string, data []byte) ([]Run, error) {
-	return ParseProfileExportWithRaw(name, data, "", nil)
-}
-
 // ParseProfileExportWithRaw is ParseProfileExport with the tool's
 // per-request export, named rawName, when the caller found one beside the
 // summary: GenAI-Perf's profile_export.json (perf_analyzer's format: its

@@ -183,3 +183,11 @@ func FuzzAIPerfRecords(f *testing.F) {
 		}
 	})
 }
+
+// ParseProfileExport reads a GenAI-Perf profile_export_genai_perf.json or
+// an AIPerf profile_export_aiperf.json: one run, its metrics as
+// {"unit", "avg", "p50", ...} objects and its settings in input_config
+// (GenAI-Perf's flat arguments, AIPerf's nested endpoint/loadgen/input).
+func ParseProfileExport(name string, data []byte) ([]Run, error) {
+	return ParseProfileExportWithRaw(name, data, "", nil)
+}

@@ -128,9 +128,3 @@ func OneWay(groups [][]float64) (Estimate, error) {
 	e.SatterthwaiteDF = (msb - msw) * (msb - msw) / (msb*msb/dfb + msw*msw/dfw)
 	return e, nil
 }
-
-// Scale puts trial values on the test scale: verdict.ToTestScale, the one
-// home of the transform.
-func Scale(values []float64, absolute bool) (out []float64, ok bool) {
-	return verdict.ToTestScale(values, absolute)
-}

@@ -134,15 +134,3 @@ func TestOneWayUnbiasedAndDF(t *testing.T) {
 			sizes, mw, mb, sw*sw, sb*sb, 2*mb*mb/vb, satt, truncated, reps)
 	}
 }
-
-func TestScale(t *testing.T) {
-	if got, ok := Scale([]float64{1, math.E}, false); !ok || got[0] != 0 || !near(got[1], 1, 1e-15) {
-		t.Errorf("logs: %v %v", got, ok)
-	}
-	if got, ok := Scale([]float64{0.99, 0}, true); !ok || got[1] != 0 {
-		t.Errorf("absolute: %v %v", got, ok)
-	}
-	if _, ok := Scale([]float64{1, 0}, false); ok {
-		t.Error("a zero of a relative metric was accepted")
-	}
-}

@@ -196,10 +196,6 @@ func cellSummary(cell *verdict.Cell, n arms) string {
 		cell.Workload, cell.Label, Change(cell), intervalName(cell), Interval(cell), n.counts(w, []*verdict.Cell{cell}, false))
 }
 
-func level(l float64) string {
-	return strconv.FormatFloat(round(l*100, 1), 'f', -1, 64) + " %"
-}
-
 // invalidSummary names why workloads could not be compared.
 func invalidSummary(c *verdict.Comparison) string {
 	var parts []string

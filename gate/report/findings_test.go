@@ -137,7 +137,7 @@ func TestFindingWording(t *testing.T) {
 // the line stands alone.
 func TestKernelProfileError(t *testing.T) {
 	e := &verdict.Explanation{Kernels: &verdict.KernelDiff{Workload: "w", Error: "trace /tmp/x.json: unexpected EOF"}}
-	if got := kernelsLine(e, false); got != "Kernel profile of w: none (trace /tmp/x.json: unexpected EOF); the verdict does not depend on it." {
+	if got := kernelsLineShown(e, false, nil); got != "Kernel profile of w: none (trace /tmp/x.json: unexpected EOF); the verdict does not depend on it." {
 		t.Errorf("got %s", got)
 	}
 	d := loadFixture(t, "pass")

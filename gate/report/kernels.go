@@ -11,16 +11,11 @@ import (
 // maxKernelsInline is how many kernels the line under the findings names.
 const maxKernelsInline = 4
 
-// kernelsLine renders the explanation's kernel diff (gate/trace via
+// kernelsLineIn renders the explanation's kernel diff (gate/trace via
 // gate/explain) as one line: the kernels whose time per engine step moved
 // most, and the trace files; or why there is no profile. "" without one.
-// md escapes for markdown; otherwise the text is plain.
-func kernelsLine(e *verdict.Explanation, md bool) string {
-	return kernelsLineShown(e, md, nil)
-}
-
-// kernelsLineIn is kernelsLine for d's report: trace files are named as
-// the report names every file (shownPath: relative to the artifact, or
+// md escapes for markdown; otherwise the text is plain. Trace files are
+// named as the report names every file (shownPath: relative to the artifact, or
 // by file name), so no path of a runner's disk reaches the comment.
 func kernelsLineIn(d *Data, md bool) string {
 	e := d.Comparison.Explanation
@@ -35,6 +30,8 @@ func kernelsLineIn(d *Data, md bool) string {
 	return kernelsLineShown(e, md, func(p string) string { return shownPath(d, p) })
 }
 
+// kernelsLineShown is kernelsLineIn with the file naming given: nil keeps
+// paths as the explanation has them.
 func kernelsLineShown(e *verdict.Explanation, md bool, shown func(string) string) string {
 	if e == nil || e.Kernels == nil {
 		return ""

@@ -14,12 +14,12 @@ func TestKernelsCandidateOnly(t *testing.T) {
 	e := &verdict.Explanation{Kernels: &verdict.KernelDiff{Workload: "decode", CandidateTrace: "out/profiles/t.json", CandidateSteps: 64, CandidateOnly: true,
 		Note: "No baseline op summary: record baselines with profiling: always to get a diff.",
 		Ops:  []verdict.KernelChange{{Name: "mlp", Candidate: 115, Delta: 115}, {Name: "attn<*x*>", Candidate: 11.5, Delta: 11.5}}}}
-	got := kernelsLine(e, false)
+	got := kernelsLineShown(e, false, nil)
 	want := "Kernels per engine step in decode, candidate only (one profiled trial, 64 steps): mlp 115.0 µs · attn<*x*> 11.50 µs. Trace: out/profiles/t.json. No baseline op summary: record baselines with profiling: always to get a diff."
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if md := kernelsLine(e, true); !strings.HasPrefix(md, "**Kernels per engine step** in decode, candidate only") || strings.Contains(md, "<*x*>") || !strings.Contains(md, "`out/profiles/t.json`") {
+	if md := kernelsLineShown(e, true, nil); !strings.HasPrefix(md, "**Kernels per engine step** in decode, candidate only") || strings.Contains(md, "<*x*>") || !strings.Contains(md, "`out/profiles/t.json`") {
 		t.Errorf("markdown %s", md)
 	}
 }

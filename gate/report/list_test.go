@@ -91,7 +91,7 @@ func listRows(t *testing.T, md string) []listRow {
 
 // undecidedRowRE is a row of the undecided table: workload, metric,
 // change (interval), tolerance, what decides it.
-var undecidedRowRE = regexp.MustCompile("^\\| (.+?) \\| (.+?) \\| (\\S+ \\S+) \\((.+?)\\) \\| (\\S+ (?:%|pp)) \\| ([^|]+) \\|$")
+var undecidedRowRE = regexp.MustCompile(`^\| (.+?) \| (.+?) \| (\S+ \S+) \((.+?)\) \| (\S+ (?:%|pp)) \| ([^|]+) \|$`)
 
 // undecidedRows parses the undecided table's rows: change, interval and
 // tolerance as printed, and what decides each.

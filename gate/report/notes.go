@@ -221,12 +221,10 @@ func shownNotes(notes []*note) []*note {
 	out := append([]*note(nil), notes[:MaxNotes-1]...)
 	rest := notes[MaxNotes-1:]
 	cells := map[string]bool{}
-	var kinds []string
 	for _, n := range rest {
 		for _, c := range n.cells {
 			cells[c] = true
 		}
-		kinds = append(kinds, strings.TrimPrefix(n.kind, "other:"))
 	}
 	return append(out, &note{kind: "more", title: fmt.Sprintf("%d more kinds of caveat on %d cells", len(rest), len(cells)),
 		action: "each is listed with its cells in the full report (report.md) and comparison.json"})

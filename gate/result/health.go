@@ -27,6 +27,11 @@ type Health struct {
 	Summary HealthSummary `json:"summary"`
 	// Notes are sampling failures (a tool that failed once), kept as data.
 	Notes []string `json:"notes,omitempty"`
+	// OwnLoad says whose CPU use the samples' OwnLoad counts (package
+	// health: the launched server's process tree and perfgate), or why
+	// it was not counted (a server given by URL); empty in records from
+	// before it was read, judged on the whole load average.
+	OwnLoad string `json:"own_load,omitempty"`
 }
 
 // HealthSample is one look at the runner.
@@ -40,6 +45,11 @@ type HealthSample struct {
 	MemAvailableMiB float64     `json:"mem_available_mib,omitempty"`
 	MemTotalMiB     float64     `json:"mem_total_mib,omitempty"`
 	GPUs            []GPUSample `json:"gpus,omitempty"`
+	// OwnLoad is the threads of the server and perfgate that were
+	// runnable (or, where that is not readable, the CPUs they kept busy),
+	// damped over the last minute as Load1 is, so Load1 - OwnLoad is the neighbours'
+	// share of the load (Health.OwnLoad says whose; 0 when not read).
+	OwnLoad float64 `json:"own_load,omitempty"`
 }
 
 // GPUSample is one GPU in one sample, as nvidia-smi --query-gpu said.
@@ -94,8 +104,12 @@ type HealthSummary struct {
 	// MaxLoad1 is the highest one-minute load average seen; StealPct the
 	// share of CPU time the hypervisor stole over the trial (/proc/stat);
 	// MinMemAvailableMiB the least memory available.
-	MaxLoad1           float64 `json:"max_load1"`
-	StealPct           float64 `json:"steal_pct"`
+	MaxLoad1 float64 `json:"max_load1"`
+	StealPct float64 `json:"steal_pct"`
+	// MaxOtherLoad1 is the highest load average less the samples'
+	// OwnLoad: the neighbours' load, which the busy-host rule reads when
+	// Health.OwnLoad counted the server's own.
+	MaxOtherLoad1      float64 `json:"max_other_load1,omitempty"`
 	MinMemAvailableMiB float64 `json:"min_mem_available_mib,omitempty"`
 	MemTotalMiB        float64 `json:"mem_total_mib,omitempty"`
 }

@@ -30,6 +30,9 @@ import (
 //	sleep       sleep (the child of spawn)
 //	env         print the environment, then exit 0
 //	nohealth    serve like ok, but without /health (404)
+//	dying=D     serve like ok; GET /die closes every connection and the
+//	            port, and the process exits 3 D later (a server still
+//	            exiting when the run ends)
 //
 // With PERFGATE_TEST_PIDFILE set, the server first writes its pid there.
 const helperEnv = "PERFGATE_TEST_SERVER"
@@ -141,7 +144,17 @@ func helperServer(mode string) {
 	mux.HandleFunc("/version", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"version":"0.0.0-test"}`)
 	})
-	http.Serve(ln, mux)
+	hs := &http.Server{Handler: mux}
+	mux.HandleFunc("/die", func(w http.ResponseWriter, r *http.Request) {
+		go hs.Close()
+	})
+	hs.Serve(ln)
+	if name == "dying" {
+		d, _ := time.ParseDuration(arg)
+		time.Sleep(d)
+		fmt.Fprintln(os.Stderr, "RuntimeError: engine core died")
+		os.Exit(3)
+	}
 }
 
 // reverse returns s backwards (the env helper's output, see "env").

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,33 @@ func TestSuperviseClean(t *testing.T) {
 	}
 	if strings.Count(f.Tail, "unknown model foo") != 1 {
 		t.Errorf("the tail holds the log %d times:\n%s", strings.Count(f.Tail, "unknown model foo"), f.Tail)
+	}
+}
+
+// TestSuperviseSeesADeathAtTheRunsEnd: the server closes its port as the
+// run's last requests end and exits a moment later, after fn returned. The
+// death is the run's (issue 19: perfgate ab attributed it to the next
+// block, or missed it), not hidden by the SIGTERM of Stop. The trigger is
+// the closed port, not a sleep: fn returns the moment a request is
+// refused, which is before the process exits.
+func TestSuperviseSeesADeathAtTheRunsEnd(t *testing.T) {
+	t.Parallel()
+	cfg := helperConfig(t, "dying=300ms")
+	cfg.ReadyTimeout = 20 * time.Second
+	err := Supervise(context.Background(), cfg, nil, func(ctx context.Context, info Info) error {
+		_, _ = http.Get(info.URL + "/die")
+		for i := 0; i < 1000; i++ { // bounded: 1000 x 5 ms
+			resp, err := http.Get(info.URL + "/version")
+			if err != nil {
+				return nil // refused: the run's last requests failed
+			}
+			resp.Body.Close()
+			time.Sleep(5 * time.Millisecond)
+		}
+		return errors.New("the port never closed")
+	})
+	f, ok := FailureOf(err)
+	if !ok || !f.Exited || f.ExitCode != 3 || !strings.Contains(f.Tail, "engine core died") {
+		t.Fatalf("Supervise = %v; failure %+v, want the exit with status 3 and its log", err, f)
 	}
 }

@@ -45,7 +45,8 @@ func hooks(url string, getenv func(string) string, scrub *redact.Scrubber) []loa
 // health only: this machine's GPUs are not the server's. nvidia-smi and
 // dmesg run through the fingerprint's bounded exec; /proc is read
 // directly; the launched server's process group comes with the context
-// server.Supervise hands the session.
+// server.Supervise hands the session, and its process tree's CPU use is
+// told from a neighbour's load (procPids).
 func healthHook(url, mode string, scrub *redact.Scrubber) loadgen.TrialHook {
 	mode = strings.ToLower(strings.TrimSpace(mode))
 	if mode == "off" {
@@ -53,7 +54,7 @@ func healthHook(url, mode string, scrub *redact.Scrubber) loadgen.TrialHook {
 	}
 	// What nvidia-smi and dmesg say can quote a command line: hide the
 	// secrets of the process's environment and arguments and the API key.
-	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Scrub: scrub}
+	k := &health.Hook{Run: healthExec, ReadFile: os.ReadFile, ServerGroup: server.Group, Pids: procPids, Threads: procThreads, Scrub: scrub}
 	if host, local := Local(url); !local {
 		k.SkipGPU = fmt.Sprintf("the server (%s) is not on this machine: its GPUs are not sampled, host health of the client only", host)
 	}

@@ -68,9 +68,6 @@ func NewDecoder(r io.Reader) *Decoder {
 	return &Decoder{r: r, buf: make([]byte, initialBuffer), max: DefaultMaxEventSize}
 }
 
-// SetMaxEventSize changes the limit on one event's size in bytes.
-func (d *Decoder) SetMaxEventSize(n int) { d.max = n }
-
 // Event returns the event found by the last successful Next.
 func (d *Decoder) Event() Event { return d.ev }
 

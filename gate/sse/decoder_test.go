@@ -243,3 +243,7 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+// SetMaxEventSize changes the limit on one event's size in bytes (the
+// tests' small limits; perfgate keeps the default).
+func (d *Decoder) SetMaxEventSize(n int) { d.max = n }

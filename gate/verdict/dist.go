@@ -8,26 +8,6 @@ import "math"
 // from a statistics library because none of the approved libraries has a t
 // quantile, and the verdict must not depend on one we cannot audit.
 
-// tCDF is P(T <= t) for Student's t with df degrees of freedom; df <= 0 or
-// +Inf means the standard normal.
-func tCDF(t, df float64) float64 {
-	if df <= 0 || math.IsInf(df, 1) || df > 1e7 {
-		return normCDF(t)
-	}
-	if math.IsInf(t, 1) {
-		return 1
-	}
-	if math.IsInf(t, -1) {
-		return 0
-	}
-	x := df / (df + t*t)
-	tail := 0.5 * betaReg(x, df/2, 0.5) // P(T > |t|)
-	if t >= 0 {
-		return 1 - tail
-	}
-	return tail
-}
-
 // tSurvival is P(T > t), computed without the cancellation of 1-tCDF for
 // large t (p-values of 1e-12 still need to order correctly under Holm).
 func tSurvival(t, df float64) float64 {

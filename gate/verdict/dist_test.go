@@ -53,3 +53,25 @@ func TestHolm(t *testing.T) {
 		}
 	}
 }
+
+// tCDF is the tests' oracle for tQuantile and tSurvival (the verdict itself
+// needs only the survival function).
+// P(T <= t) for Student's t with df degrees of freedom; df <= 0 or
+// +Inf means the standard normal.
+func tCDF(t, df float64) float64 {
+	if df <= 0 || math.IsInf(df, 1) || df > 1e7 {
+		return normCDF(t)
+	}
+	if math.IsInf(t, 1) {
+		return 1
+	}
+	if math.IsInf(t, -1) {
+		return 0
+	}
+	x := df / (df + t*t)
+	tail := 0.5 * betaReg(x, df/2, 0.5) // P(T > |t|)
+	if t >= 0 {
+		return 1 - tail
+	}
+	return tail
+}

@@ -95,9 +95,6 @@ type PairedCell struct {
 // TSurvival is P(T > t) for Student's t with df degrees of freedom.
 func TSurvival(t, df float64) float64 { return tSurvival(t, df) }
 
-// TCDF is P(T <= t) for Student's t with df degrees of freedom.
-func TCDF(t, df float64) float64 { return tCDF(t, df) }
-
 // Holm returns Holm's step-down adjusted p-values of p.
 func Holm(p []float64) []float64 { return holm(p) }
 

@@ -17,20 +17,10 @@ type Loader struct {
 	Warn func(*Error)
 }
 
-// LoadFile parses, validates and expands every cell of one workload file.
-// Errors are *Error values ("file:line: message"), joined.
-func LoadFile(path string) ([]*Manifest, error) { return Loader{}.LoadFile(path) }
-
 // LoadPaths loads files and directories (recursively, every *.yaml and
 // *.yml, in lexical order). A cell name defined in two files is an error
 // naming both. Errors of all files are joined.
 func LoadPaths(paths []string) ([]*Manifest, error) { return Loader{}.LoadPaths(paths) }
-
-// LoadFile is the package-level LoadFile with l's warning handler.
-func (l Loader) LoadFile(path string) ([]*Manifest, error) {
-	ms, _, err := l.loadFile(path)
-	return ms, err
-}
 
 // loadFile returns the manifests and the line of the file's name key.
 func (l Loader) loadFile(path string) ([]*Manifest, int, error) {

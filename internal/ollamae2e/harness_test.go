@@ -276,9 +276,12 @@ func baseEnv() []string {
 		out = append(out, e)
 	}
 	// ollama infers on the CPU here: by design it keeps the load average
-	// above a small runner's cores, which the verdict would read as a busy
-	// runner and hold every regression inconclusive. This test checks a
-	// real engine's protocol and verdicts; runner health has its own tests.
+	// above a small runner's cores. Runner health takes a launched
+	// server's own CPU use off the load (gate/health, ownload.go), but
+	// these runs attach ollama by --url, whose processes perfgate cannot
+	// know, so its load would read as a busy runner and hold every
+	// regression inconclusive. This test checks a real engine's protocol
+	// and verdicts; runner health has its own tests.
 	return append(out, "PERFGATE_RUNNER_HEALTH=off")
 }
 
