@@ -19,7 +19,7 @@ type pairedCell struct {
 	// one arm lacks, zeros, too few pairs): it stays inconclusive.
 	tested          bool
 	fit             fit
-	n               noise
+	n               verdict.Spread
 	fixedDF         float64
 	betweenSource   string
 	pWorse, pBetter float64
@@ -154,14 +154,14 @@ func newCell(workload string, m metrics.Metric, rule verdict.Rule, a, b *result.
 	}
 	pb.Drift = pc.scale(f.drift)
 	pc.fit, pc.tested = f, true
-	pc.n = noise{pairs: f.se * f.se, df: f.df}
+	pc.n = verdict.Spread{Est: f.se * f.se, DF: f.df}
 	c.Noise = verdict.CellNoise{Source: "pairs", Sigma: math.Sqrt(f.v), WithinDF: f.df, BetweenSource: "pairs"}
 	if o.Resident {
 		v, df, src := p.Between(workload, m.ID)
-		pc.n.fixed, pc.fixedDF, pc.betweenSource = 2*v, df, src
+		pc.n.Fixed, pc.fixedDF, pc.betweenSource = 2*v, df, src
 		c.Noise.Between, c.Noise.BetweenDF, c.Noise.BetweenSource = math.Sqrt(v), df, src
 	}
-	se, df := pc.n.se(), pc.n.satterthwaite(pc.fixedDF)
+	se, df := pc.n.SE(), pc.n.Satterthwaite(pc.fixedDF)
 	c.Noise.SE, c.Noise.DF = se, df
 	dw := pc.sign * f.est
 	t := dw / se

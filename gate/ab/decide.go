@@ -14,7 +14,7 @@ import (
 // significantly worse and worse than the tolerance, an improvement the
 // mirror image, a pass has the worse end of its interval inside the
 // tolerance, anything else is inconclusive. The predictions (MDE, pass
-// tolerance, pass chance) are the exact ones of power.go at the measured
+// tolerance, pass chance) are the exact ones of verdict.Exact at the measured
 // noise.
 func decide(c *verdict.Comparison, cells []*pairedCell, p *verdict.Policy) {
 	la := c.LookAlpha
@@ -48,17 +48,17 @@ func decide(c *verdict.Comparison, cells []*pairedCell, p *verdict.Policy) {
 			stepAlpha = la / float64(k)
 		}
 		df := cell.Noise.DF
-		r := ruleAt{n: pc.n, tH: verdict.TQuantile(1-stepAlpha, df), q: verdict.TQuantile(1-p.PassAlpha, df), tol: pc.tol}
-		mde := r.mde()
+		r := verdict.Exact{Spread: pc.n, TH: verdict.TQuantile(1-stepAlpha, df), Q: verdict.TQuantile(1-p.PassAlpha, df), Tol: pc.tol}
+		mde := r.MDE()
 		cell.MDE = pc.scale(mde)
-		cell.PassTolerance = pc.scale(r.passTolerance())
-		cell.PassChance = r.pass(0)
+		cell.PassTolerance = pc.scale(r.PassTolerance())
+		cell.PassChance = r.Pass(0)
 		if mde > pc.tol && cell.Gated {
 			cell.Warnings = append(cell.Warnings, fmt.Sprintf("minimum detectable change %s exceeds the tolerance %s: add blocks to detect a regression this small", pc.format(cell.MDE), pc.format(cell.Tolerance)))
 		}
 		w := pc.sign * pc.fit.est
-		se := pc.n.se()
-		hi := w + r.q*se
+		se := pc.n.SE()
+		hi := w + r.Q*se
 		switch {
 		case cell.Worse >= 0 && cell.PAdjusted <= la && w > pc.tol:
 			cell.Outcome = verdict.Regression
@@ -84,12 +84,12 @@ func decide(c *verdict.Comparison, cells []*pairedCell, p *verdict.Policy) {
 // term does not shrink, and when it alone keeps the cell undecided
 // (verdict.LimitBetween) more blocks are wasted and the warning says what
 // would decide it.
-func (pc *pairedCell) limit(w float64, r ruleAt) {
+func (pc *pairedCell) limit(w float64, r verdict.Exact) {
 	cell := &pc.cell
 	decided := func(se float64) bool {
-		return w+r.q*se <= pc.tol || (w > pc.tol && w >= r.tH*se) || (-w > pc.tol && -w >= r.tH*se)
+		return w+r.Q*se <= pc.tol || (w > pc.tol && w >= r.TH*se) || (-w > pc.tol && -w >= r.TH*se)
 	}
-	if pc.n.fixed == 0 || decided(math.Sqrt(pc.n.fixed)) {
+	if pc.n.Fixed == 0 || decided(math.Sqrt(pc.n.Fixed)) {
 		cell.Limit = verdict.LimitCandidate
 		return
 	}
@@ -101,5 +101,5 @@ func (pc *pairedCell) limit(w float64, r ruleAt) {
 	ways = append(ways, "restarting both arms' servers per block (the per-start offset then averages out over the pairs)",
 		fmt.Sprintf("a tolerance of at least %s (an unchanged B would pass 90 %% of runs)", pc.format(cell.PassTolerance)))
 	cell.Warnings = append(cell.Warnings, fmt.Sprintf("more blocks cannot decide this cell: each arm is one server session, and the between-session noise (%s per session) alone keeps it undecided; what would decide it: %s",
-		pc.format(pc.scale(math.Sqrt(pc.n.fixed/2))), strings.Join(ways, ", ")))
+		pc.format(pc.scale(math.Sqrt(pc.n.Fixed/2))), strings.Join(ways, ", ")))
 }

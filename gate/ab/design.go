@@ -31,61 +31,44 @@ import (
 // each arm is one session: its offset is the same in every pair, the
 // pairs cannot see it, and 2·Between stays in the variance however many
 // blocks run (as for a stored baseline of one session).
+//
+// Design cannot be verdict.Design itself: its standard error comes from
+// the pairs (the estimator's variance factor depends on the block order
+// and the drift fit, which live here), and with few pairs it predicts
+// exactly (verdict.Exact) rather than by the stored-baseline shortcut. It
+// shares verdict's Criterion (tolerance, scale, Holm family, alphas) and
+// Prior, so both designs judge a cell by one rule and one noise record.
 type Design struct {
+	verdict.Criterion
 	// Blocks of both arms (pairs = Blocks/2) and trials per block.
 	Blocks, BlockTrials int
-	// Within is the per-trial within-session variance, Between the
-	// between-session (per-start) variance; BetweenDF the latter's degrees
-	// of freedom when resident (0: taken as exact).
-	Within, Between, BetweenDF float64
-	Resident                   bool
-	Absolute                   bool
+	// Noise.WithinVar is the per-trial within-session variance,
+	// Noise.BetweenVar the between-session (per-start) variance, and
+	// Noise.BetweenDF the latter's degrees of freedom when resident (0:
+	// taken as exact); WithinDF is not used (the pairs carry their own).
+	Noise    verdict.Prior
+	Resident bool
 	// Estimator of the pair differences; empty means DefaultEstimator.
 	Estimator Estimator
-	// Tolerance is the rule's tolerance (a fraction).
-	Tolerance float64
-	// Family is the number of gated cells in the Holm family; LookAlpha
-	// Policy.Alpha/MaxLooks; PassAlpha the policy's.
-	Family               int
-	LookAlpha, PassAlpha float64
 }
 
-// noise is the variance of an estimate split into the part estimated from
-// the pairs (pairs, on df degrees of freedom) and the part taken as given
-// (fixed: the resident between-session term).
-type noise struct{ pairs, df, fixed float64 }
-
-func (n noise) se() float64 { return math.Sqrt(n.pairs + n.fixed) }
-
-// satterthwaite is the degrees of freedom of the t test Compare runs;
-// fixedDF is the fixed part's (0: exact).
-func (n noise) satterthwaite(fixedDF float64) float64 {
-	v := n.pairs + n.fixed
-	den := n.pairs * n.pairs / n.df
-	if fixedDF > 0 {
-		den += n.fixed * n.fixed / fixedDF
-	}
-	if den == 0 || v == 0 {
-		return 0
-	}
-	return v * v / den
-}
-
-// noise is the design's estimate variance.
-func (d Design) noise() noise {
+// spread is the design's estimate variance: the pairs' part, on the
+// estimator's degrees of freedom, and the fixed resident between-session
+// part.
+func (d Design) spread() verdict.Spread {
 	k := d.Blocks / 2
 	m := float64(max(d.BlockTrials, 1))
-	v := 2 * (d.Between + d.Within/m)
+	v := 2 * (d.Noise.BetweenVar + d.Noise.WithinVar/m)
 	var fixed float64
 	if d.Resident {
-		v, fixed = 2*d.Within/m, 2*d.Between
+		v, fixed = 2*d.Noise.WithinVar/m, 2*d.Noise.BetweenVar
 	}
 	est := d.Estimator
 	if est == "" {
 		est = DefaultEstimator
 	}
 	c, df := factor(est, k)
-	return noise{pairs: v * c, df: df, fixed: fixed}
+	return verdict.Spread{Est: v * c, DF: df, Fixed: fixed}
 }
 
 // factor is what the estimator makes of one pair's variance for K pairs
@@ -132,56 +115,30 @@ func computeFactor(e Estimator, k int) [2]float64 {
 	return [2]float64{f.c, f.df}
 }
 
-func (d Design) tol() float64 {
-	if d.Absolute {
-		return d.Tolerance
-	}
-	return math.Log1p(d.Tolerance)
-}
-
-func (d Design) scale(x float64) float64 {
-	if d.Absolute {
-		return x
-	}
-	return math.Expm1(x)
-}
-
-func (d Design) delta(change float64) float64 {
-	if d.Absolute {
-		return change
-	}
-	return math.Log1p(change)
-}
-
-func (d Design) rule() ruleAt {
-	n := d.noise()
-	df := n.satterthwaite(d.BetweenDF)
-	return ruleAt{n: n, tH: verdict.TQuantile(1-d.LookAlpha/float64(max(d.Family, 1)), df),
-		q: verdict.TQuantile(1-d.PassAlpha, df), tol: d.tol()}
-}
+func (d Design) rule() verdict.Exact { return d.ExactAt(d.spread(), d.Noise.BetweenDF) }
 
 // SE is the standard error of the design's estimate (test scale).
-func (d Design) SE() float64 { return d.noise().se() }
+func (d Design) SE() float64 { return d.spread().SE() }
 
 // DF is the degrees of freedom of the design's t test.
-func (d Design) DF() float64 { return d.noise().satterthwaite(d.BetweenDF) }
+func (d Design) DF() float64 { return d.spread().Satterthwaite(d.Noise.BetweenDF) }
 
 // Power is the chance that a true worsening of change (a fraction) is
 // called a regression when it is the only changed cell (the first Holm
 // step's threshold). Every chance is 0, and MDE and PassTolerance +Inf,
 // for a design without a usable standard error (fewer than two pairs, no
 // noise).
-func (d Design) Power(change float64) float64 { return d.rule().power(d.delta(change)) }
+func (d Design) Power(change float64) float64 { return d.rule().Power(d.ToTest(change)) }
 
 // MDE is the smallest worsening found with 80 % power (a fraction).
-func (d Design) MDE() float64 { return d.scale(d.rule().mde()) }
+func (d Design) MDE() float64 { return d.FromTest(d.rule().MDE()) }
 
 // PassChance is the chance an unchanged B passes at Tolerance.
-func (d Design) PassChance() float64 { return d.rule().pass(0) }
+func (d Design) PassChance() float64 { return d.rule().Pass(0) }
 
 // PassTolerance is the smallest tolerance at which an unchanged B passes
 // in 90 % of runs (a fraction).
-func (d Design) PassTolerance() float64 { return d.scale(d.rule().passTolerance()) }
+func (d Design) PassTolerance() float64 { return d.FromTest(d.rule().PassTolerance()) }
 
 // maxBlocks bounds BlocksFor's search: 400 blocks is days of restarts.
 const maxBlocks = 400
@@ -226,9 +183,9 @@ func smallestBlocks(ok func(n int) bool) int {
 // within-session variance of one-trial blocks (restarted) or beside the
 // measured between-session term (resident).
 func DesignOf(c *verdict.Comparison, cell *verdict.Cell) Design {
-	d := Design{BlockTrials: 1, Within: cell.Noise.Sigma * cell.Noise.Sigma / 2, Absolute: cell.Absolute,
-		Family: c.Family, LookAlpha: c.LookAlpha, PassAlpha: c.Policy.PassAlpha}
-	d.Tolerance = cell.Tolerance / 100
+	d := Design{BlockTrials: 1, Noise: verdict.Prior{WithinVar: cell.Noise.Sigma * cell.Noise.Sigma / 2},
+		Criterion: verdict.Criterion{Absolute: cell.Absolute, Tolerance: cell.Tolerance / 100,
+			Family: c.Family, LookAlpha: c.LookAlpha, PassAlpha: c.Policy.PassAlpha}}
 	if c.AB != nil {
 		d.Blocks, d.Resident, d.Estimator = c.AB.Blocks, c.AB.Resident, Estimator(c.AB.Estimator)
 	}
@@ -237,7 +194,7 @@ func DesignOf(c *verdict.Comparison, cell *verdict.Cell) Design {
 		d.Blocks = 2 * len(cell.Blocks.Pairs)
 	}
 	if d.Resident {
-		d.Between, d.BetweenDF = cell.Noise.Between*cell.Noise.Between, cell.Noise.BetweenDF
+		d.Noise.BetweenVar, d.Noise.BetweenDF = cell.Noise.Between*cell.Noise.Between, cell.Noise.BetweenDF
 	}
 	return d
 }

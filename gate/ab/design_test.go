@@ -3,6 +3,8 @@ package ab
 import (
 	"math"
 	"testing"
+
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // TestDefaultDesign is the measurement behind DefaultBlocks and
@@ -24,8 +26,8 @@ func TestDefaultDesign(t *testing.T) {
 	var best *cand
 	for m := 1; m <= 4; m++ {
 		for n := 8; n <= 32; n += 4 {
-			tpot := Design{Blocks: n, BlockTrials: m, Within: lv(jitterDecode) + lv(0.004), Between: lv(0.02), Tolerance: 0.03, Family: 9, LookAlpha: 0.01 / 3, PassAlpha: 0.1}
-			ttft := Design{Blocks: n, BlockTrials: m, Within: lv(jitterPrefill) + lv(0.035), Between: lv(0.02), Tolerance: 0.06, Family: 9, LookAlpha: 0.01 / 3, PassAlpha: 0.1}
+			tpot := Design{Blocks: n, BlockTrials: m, Noise: verdict.Prior{WithinVar: lv(jitterDecode) + lv(0.004), BetweenVar: lv(0.02)}, Criterion: verdict.Criterion{Tolerance: 0.03, Family: 9, LookAlpha: 0.01 / 3, PassAlpha: 0.1}}
+			ttft := Design{Blocks: n, BlockTrials: m, Noise: verdict.Prior{WithinVar: lv(jitterPrefill) + lv(0.035), BetweenVar: lv(0.02)}, Criterion: verdict.Criterion{Tolerance: 0.06, Family: 9, LookAlpha: 0.01 / 3, PassAlpha: 0.1}}
 			cost := float64(n) * (realistic.StartupS + float64(m)*realistic.TrialS)
 			ok := tpot.PassChance() >= 0.9 && ttft.PassChance() >= 0.9
 			t.Logf("%2d blocks x %d trials: %5.0f server-s, pass TPOT p50 %.1f%%, TTFT p99 %.1f%%, power vs TPOT +5%% %.1f%%, MDE %.1f%%",
@@ -46,7 +48,7 @@ func TestDefaultDesign(t *testing.T) {
 // keep 2·between² whatever the number of blocks.
 func TestStandardError(t *testing.T) {
 	for _, tc := range []struct{ blocks, m int }{{8, 1}, {16, 2}, {24, 3}, {40, 5}} {
-		d := Design{Blocks: tc.blocks, BlockTrials: tc.m, Within: 0.01 * 0.01, Between: 0.02 * 0.02}
+		d := Design{Blocks: tc.blocks, BlockTrials: tc.m, Noise: verdict.Prior{WithinVar: 0.01 * 0.01, BetweenVar: 0.02 * 0.02}}
 		k := float64(tc.blocks / 2)
 		want := math.Sqrt(2 * (0.02*0.02 + 0.01*0.01/float64(tc.m)) / k)
 		if got := d.SE(); math.Abs(got-want) > 1e-12 {
@@ -63,7 +65,7 @@ func TestStandardError(t *testing.T) {
 	}
 	// Six blocks: pair signs + - - sum to -1, so the drift fit's variance
 	// factor is K/(K²-1) = 3/8; with fewer than four pairs the plain mean.
-	d := Design{Blocks: 6, BlockTrials: 1, Within: 1}
+	d := Design{Blocks: 6, BlockTrials: 1, Noise: verdict.Prior{WithinVar: 1}}
 	if got, want := d.SE(), math.Sqrt(2.0/3); math.Abs(got-want) > 1e-12 {
 		t.Errorf("6 blocks: SE %v, want the plain mean's %v", got, want)
 	}
@@ -73,48 +75,13 @@ func TestStandardError(t *testing.T) {
 	}
 }
 
-// TestChanceIntegrals checks the χ² grid: the chances agree with a grid
-// eight times finer, and with many degrees of freedom they tend to the
-// normal-theory values.
-func TestChanceIntegrals(t *testing.T) {
-	for _, df := range []float64{1, 2, 3.5, 6, 14, 60, 400} {
-		r := ruleAt{n: noise{pairs: 0.01 * 0.01, df: df}, tH: 4, q: 1.4, tol: 0.03}
-		fine := func(f func(float64) float64) float64 {
-			k := df / 2
-			lo, hi := -math.Max(10/math.Sqrt(k), 25/k), math.Max(10/math.Sqrt(k), math.Log1p((40+10*math.Sqrt(k))/k))
-			n := 8*gridPoints(df) + 1
-			var s, ws float64
-			for i := 0; i < n; i++ {
-				y := lo + (hi-lo)*float64(i)/float64(n-1)
-				w := math.Exp(k * (y - math.Exp(y) + 1))
-				s += w * f(math.Sqrt(r.n.pairs*math.Exp(y)))
-				ws += w
-			}
-			return s / ws
-		}
-		se := r.n.se()
-		wantPower := fine(func(s float64) float64 { return normSurvival((math.Max(r.tol, r.tH*s) - 0.05) / se) })
-		if got := r.power(0.05); math.Abs(got-wantPower) > 1e-3 {
-			t.Errorf("df %v: power %v, finer grid %v", df, got, wantPower)
-		}
-		wantPass := fine(func(s float64) float64 { return 1 - normSurvival((r.tol-r.q*s)/se) })
-		if got := r.pass(0); math.Abs(got-wantPass) > 1e-3 {
-			t.Errorf("df %v: pass %v, finer grid %v", df, got, wantPass)
-		}
-	}
-	r := ruleAt{n: noise{pairs: 0.01 * 0.01, df: 1e6}, tH: 3, q: 1.28, tol: 0.03}
-	if got, want := r.pass(0), 1-normSurvival(3-1.28); math.Abs(got-want) > 1e-3 {
-		t.Errorf("df 1e6: pass %v, normal %v", got, want)
-	}
-}
-
 // TestDesignWithoutPairs: a design of fewer than two pairs, or without
 // noise, predicts nothing rather than NaN.
 func TestDesignWithoutPairs(t *testing.T) {
 	for _, d := range []Design{
-		{Blocks: 2, BlockTrials: 2, Within: 1e-4, Between: 4e-4, Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1},
-		{Blocks: 0, Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1},
-		{Blocks: 16, BlockTrials: 2, Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1},
+		{Blocks: 2, BlockTrials: 2, Noise: verdict.Prior{WithinVar: 1e-4, BetweenVar: 4e-4}, Criterion: verdict.Criterion{Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1}},
+		{Blocks: 0, Criterion: verdict.Criterion{Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1}},
+		{Blocks: 16, BlockTrials: 2, Criterion: verdict.Criterion{Tolerance: 0.03, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1}},
 	} {
 		if p, c := d.Power(0.05), d.PassChance(); p != 0 || c != 0 {
 			t.Errorf("%+v: power %v, pass chance %v, want 0", d, p, c)
@@ -122,7 +89,7 @@ func TestDesignWithoutPairs(t *testing.T) {
 		if m, pt := d.MDE(), d.PassTolerance(); !math.IsInf(m, 1) || !math.IsInf(pt, 1) {
 			t.Errorf("%+v: MDE %v, pass tolerance %v, want +Inf", d, m, pt)
 		}
-		if n := d.BlocksFor(0.05, 0.8); d.Within == 0 && n != 0 {
+		if n := d.BlocksFor(0.05, 0.8); d.Noise.WithinVar == 0 && n != 0 {
 			t.Errorf("%+v: BlocksFor %d without noise", d, n)
 		}
 	}

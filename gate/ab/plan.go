@@ -20,8 +20,8 @@ const PlanChange = 2
 // against a worsening, 90 % passes of an unchanged B (the MDE's and the
 // pass tolerance's).
 const (
-	PlanPower = power
-	PlanPass  = passTarget
+	PlanPower = verdict.TargetPower
+	PlanPass  = verdict.TargetPass
 )
 
 // BlocksToPass is the smallest number of blocks (a multiple of four) at

@@ -28,12 +28,12 @@ func TestBlocksToPass(t *testing.T) {
 		t.Errorf("BlocksToPass %d: pass chance %.3f there, %.3f four blocks before", n, at.PassChance(), before.PassChance())
 	}
 	noisy := quiet
-	noisy.Between *= 4
+	noisy.Noise.BetweenVar *= 4
 	if m := noisy.BlocksToPass(0.9); m <= n {
 		t.Errorf("twice the per-start CV needs %d blocks, the quieter design %d", m, n)
 	}
 	resident := quiet
-	resident.Resident, resident.Between = true, lv(0.03)
+	resident.Resident, resident.Noise.BetweenVar = true, lv(0.03)
 	if m := resident.BlocksToPass(0.9); m != 0 {
 		t.Errorf("resident servers with a 3 %% session CV against a 3 %% tolerance pass at %d blocks", m)
 	}
@@ -167,7 +167,7 @@ func TestSmallestBlocksIsTheScan(t *testing.T) {
 	for _, between := range []float64{0, lv(0.01), lv(0.02), lv(0.05)} {
 		for _, resident := range []bool{false, true} {
 			d := tpotDesign(0, 0.03)
-			d.Between, d.Resident, d.Family, d.LookAlpha = between, resident, 9, 0.01/3
+			d.Noise.BetweenVar, d.Resident, d.Family, d.LookAlpha = between, resident, 9, 0.01/3
 			designs = append(designs, d)
 		}
 	}
@@ -175,12 +175,12 @@ func TestSmallestBlocksIsTheScan(t *testing.T) {
 		for _, change := range []float64{0.035, 0.05, 0.1, 0.3} {
 			want := scan(func(n int) bool { e := d; e.Blocks = n; return e.Power(change) >= 0.8 })
 			if got := d.BlocksFor(change, 0.8); got != want {
-				t.Errorf("between %.5f resident %v: BlocksFor(%v) %d, the scan %d", d.Between, d.Resident, change, got, want)
+				t.Errorf("between %.5f resident %v: BlocksFor(%v) %d, the scan %d", d.Noise.BetweenVar, d.Resident, change, got, want)
 			}
 		}
 		want := scan(func(n int) bool { e := d; e.Blocks = n; return e.PassChance() >= 0.9 })
 		if got := d.BlocksToPass(0.9); got != want {
-			t.Errorf("between %.5f resident %v: BlocksToPass %d, the scan %d", d.Between, d.Resident, got, want)
+			t.Errorf("between %.5f resident %v: BlocksToPass %d, the scan %d", d.Noise.BetweenVar, d.Resident, got, want)
 		}
 	}
 }

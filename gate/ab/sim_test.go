@@ -189,8 +189,8 @@ var restarting = world{TrialS: 30, StartupS: 60, SessionCV: 0.02}
 // blocks: its true within-session variance (decode jitter and the
 // statistic's own) and per-start variance, one gated cell, one look.
 func tpotDesign(blocks int, tol float64) Design {
-	return Design{Blocks: blocks, BlockTrials: DefaultBlockTrials, Within: lv(jitterDecode) + lv(0.004), Between: lv(restarting.SessionCV),
-		Tolerance: tol, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1}
+	return Design{Blocks: blocks, BlockTrials: DefaultBlockTrials, Noise: verdict.Prior{WithinVar: lv(jitterDecode) + lv(0.004), BetweenVar: lv(restarting.SessionCV)},
+		Criterion: verdict.Criterion{Tolerance: tol, Family: 1, LookAlpha: 0.01, PassAlpha: 0.1}}
 }
 
 func tpotPolicy(tol float64) verdict.Policy {
@@ -241,7 +241,7 @@ func TestSeededPerStartOffset(t *testing.T) {
 	within(t, "the report's own pass chance", got.chance, got.rate)
 	tol := d.PassTolerance()
 	got = measure(t, DefaultBlocks, arm{1, 1}, tol)
-	within(t, fmtPct("pass rate at the predicted smallest passable tolerance", tol), passTarget, got.rate)
+	within(t, fmtPct("pass rate at the predicted smallest passable tolerance", tol), PlanPass, got.rate)
 	n := d.BlocksFor(0.04, 0.8)
 	if n == 0 {
 		t.Fatal("BlocksFor(4%, 80%) found no block count")
@@ -271,7 +271,7 @@ func TestSeededReportPlan(t *testing.T) {
 		100*got.passTol, 100*got.passTolRMS, 100*tpotDesign(DefaultBlocks, 0.03).PassTolerance())
 	reportTol := got.passTolRMS
 	got = measure(t, DefaultBlocks, arm{1, 1}, reportTol)
-	within(t, fmtPct("pass rate at the report's smallest passable tolerance (the runs' pooled)", reportTol), passTarget, got.rate)
+	within(t, fmtPct("pass rate at the report's smallest passable tolerance (the runs' pooled)", reportTol), PlanPass, got.rate)
 
 	// The report's plan: at a 2 % tolerance it is quoted for a worsening
 	// of 4 %, so B decode x1.04 is the change it predicts the power

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,11 +191,7 @@ func (h *HistoryLine) validate() error {
 		return fmt.Errorf("workload_hash is empty")
 	}
 	for j, t := range h.Trials {
-		ids := make([]string, 0, len(t))
-		for id := range t {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+		ids := slices.Sorted(maps.Keys(t))
 		for _, id := range ids {
 			if v := t[id]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > result.MaxValue {
 				return fmt.Errorf("trials[%d][%q] = %v: metric values must be finite, non-negative and at most %g, as in result files", j, id, v, result.MaxValue)

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -171,7 +172,7 @@ func (n *Noise) Validate(data []byte) error {
 	if len(n.Cells) == 0 {
 		return fmt.Errorf("%scells is empty: a calibration without a workload cell calibrates nothing", at("cells"))
 	}
-	for _, cell := range sortedKeys(n.Cells) {
+	for _, cell := range slices.Sorted(maps.Keys(n.Cells)) {
 		c := n.Cells[cell]
 		if c.WorkloadHash == "" {
 			return fmt.Errorf("%scells[%q]: workload_hash is empty", at("cells", cell), cell)
@@ -179,7 +180,7 @@ func (n *Noise) Validate(data []byte) error {
 		if len(c.Metrics) == 0 {
 			return fmt.Errorf("%scells[%q]: metrics is empty", at("cells", cell), cell)
 		}
-		for _, id := range sortedKeys(c.Metrics) {
+		for _, id := range slices.Sorted(maps.Keys(c.Metrics)) {
 			m := c.Metrics[id]
 			where := fmt.Sprintf("%scells[%q].metrics[%q]: ", at("cells", cell, id), cell, id)
 			want := ScaleLog
@@ -221,7 +222,7 @@ func (n *Noise) Validate(data []byte) error {
 // workload. A nil current takes every cell.
 func (n *Noise) Priors(current map[string]string) (p verdict.Priors, stale []string) {
 	p = verdict.Priors{}
-	for _, cell := range sortedKeys(n.Cells) {
+	for _, cell := range slices.Sorted(maps.Keys(n.Cells)) {
 		c := n.Cells[cell]
 		if current != nil {
 			h, ok := current[cell]
@@ -258,15 +259,6 @@ func (s Store) CalibrationPriors(profile string, current map[string]string) (p v
 	}
 	p, stale = n.Priors(current)
 	return p, stale, s.NoisePath(profile), nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // jsonErrorLine is the line of a decoding error: encoding/json gives byte

@@ -1,9 +1,11 @@
 package benchcli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,7 +89,7 @@ func FromVLLM(argv []string, opts Options) (Translation, error) {
 		return t, err
 	}
 	w.kv("api", api)
-	model := firstNonEmpty(a.last("--served-model-name"), a.last("--model"))
+	model := cmp.Or(a.last("--served-model-name"), a.last("--model"))
 	if model != "" && !opts.NoModel {
 		w.kv("model", quote(model))
 	}
@@ -108,7 +110,7 @@ func FromVLLM(argv []string, opts Options) (Translation, error) {
 }
 
 func endpointAPI(a Args) (string, error) {
-	ep := firstNonEmpty(a.last("--endpoint"), "/v1/completions")
+	ep := cmp.Or(a.last("--endpoint"), "/v1/completions")
 	backend := a.last("--backend")
 	switch {
 	case strings.Contains(backend, "chat") || strings.HasSuffix(ep, "/chat/completions") || a.last("--endpoint-type") == "openai-chat":
@@ -121,7 +123,7 @@ func endpointAPI(a Args) (string, error) {
 
 // datasetBlock writes dataset: for the kinds perfgate generates or reads.
 func datasetBlock(w *writer, a Args, api string, opts Options, t *Translation) error {
-	kind := firstNonEmpty(a.last("--dataset-name"), "random")
+	kind := cmp.Or(a.last("--dataset-name"), "random")
 	seed, err := intFlag(a, "--seed", 0)
 	if err != nil {
 		return err
@@ -133,7 +135,7 @@ func datasetBlock(w *writer, a Args, api string, opts Options, t *Translation) e
 		out, err2 := intFlag(a, "--random-output-len", 128)
 		prefix, err3 := intFlag(a, "--random-prefix-len", 0)
 		ratio, err4 := numFlag(a, "--random-range-ratio", 0)
-		if err := firstErr(err1, err2, err3, err4); err != nil {
+		if err := cmp.Or(err1, err2, err3, err4); err != nil {
 			return err
 		}
 		w.kv2("kind", "random")
@@ -148,7 +150,7 @@ func datasetBlock(w *writer, a Args, api string, opts Options, t *Translation) e
 		s, err2 := intFlag(a, "--prefix-repetition-suffix-len", 256)
 		n, err3 := intFlag(a, "--prefix-repetition-num-prefixes", 10)
 		o, err4 := intFlag(a, "--prefix-repetition-output-len", 128)
-		if err := firstErr(err1, err2, err3, err4); err != nil {
+		if err := cmp.Or(err1, err2, err3, err4); err != nil {
 			return err
 		}
 		w.kv2("kind", "prefix-repetition")
@@ -202,7 +204,7 @@ func loadBlock(w *writer, a Args) error {
 		}
 		w.kv2("concurrency", itoa(c))
 	}
-	rate := firstNonEmpty(a.last("--request-rate"), "inf")
+	rate := cmp.Or(a.last("--request-rate"), "inf")
 	if strings.EqualFold(rate, "inf") {
 		rate = "inf"
 	} else if _, err := strconv.ParseFloat(rate, 64); err != nil {
@@ -219,7 +221,7 @@ func loadBlock(w *writer, a Args) error {
 	if s := a.last("--ramp-up-strategy"); s != "" {
 		lo, err1 := numFlag(a, "--ramp-up-start-rps", 0)
 		hi, err2 := numFlag(a, "--ramp-up-end-rps", 0)
-		if err := firstErr(err1, err2); err != nil {
+		if err := cmp.Or(err1, err2); err != nil {
 			return err
 		}
 		w.line(fmt.Sprintf("  ramp_up: {strategy: %s, start_rps: %s, end_rps: %s}", quote(s), ftoa(lo), ftoa(hi)))
@@ -245,7 +247,7 @@ func samplingBlock(w *writer, a Args, t *Translation) error {
 			parts = append(parts, f.key+": "+ftoa(x))
 		}
 	}
-	kind := firstNonEmpty(a.last("--dataset-name"), "random")
+	kind := cmp.Or(a.last("--dataset-name"), "random")
 	ignoreEOS := a.has("--ignore-eos") || kind == "random"
 	if ignoreEOS && !a.has("--ignore-eos") {
 		t.Notes = append(t.Notes, "ignore_eos: true, as vLLM's random dataset forces it")
@@ -309,11 +311,7 @@ func requestBlocks(w *writer, a Args, notes *[]string) error {
 			}
 			m[k] = v
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(m))
 		w.line("headers:")
 		for _, k := range keys {
 			if redact.Name(k) || redact.Text(m[k]) != m[k] {

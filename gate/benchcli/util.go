@@ -74,24 +74,6 @@ func numFlag(a Args, flag string, def float64) (float64, error) {
 	return x, nil
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 // quote writes s as a YAML scalar: bare when it is plain, else as a JSON
 // string (JSON strings are YAML), so no value can change the structure.
 func quote(s string) string {

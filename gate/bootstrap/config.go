@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfgate/perfgate/gate/redact"
 )
 
 // Setup is what init was told or detected: everything perfgate.yaml says
@@ -18,6 +20,11 @@ type Setup struct {
 	Engine string
 	// ServerCommand launches the server, one argument per element.
 	ServerCommand []string
+	// ServerEnv is init's --server-env (NAME=value): the PR check, the
+	// nightly and the release launch the server with it too. A secret
+	// (redact.Name) is not written, only named: the launched server
+	// inherits it from the runner's environment.
+	ServerEnv []string
 	// Restarts and TrialsPerRestart are the calibration's.
 	Restarts, TrialsPerRestart int
 	// Baselines is the store as perfgate.yaml names it: a directory in
@@ -61,6 +68,7 @@ func Config(s Setup, p *Plan) []byte {
 		w("%s", strconv.Quote(a))
 	}
 	w("]\n")
+	writeEnv(w, s.ServerEnv)
 	if s.Engine != "" {
 		w("  # Detected from the command.\n  engine: %s\n", s.Engine)
 	} else {
@@ -71,7 +79,7 @@ func Config(s Setup, p *Plan) []byte {
 	if p != nil {
 		w("  # Tolerances: a change smaller than this is never a regression.\n")
 		switch p.Mode {
-		case Widened:
+		case Widened, RestartedWidened:
 			w("  # Raised by init to what calibration shows decidable: a single\n  # candidate session cannot resolve less than the between-session noise.\n  # Lower them as the nightly history grows (perfgate calibrate prints\n  # what each would need).\n")
 		default:
 			w("  # Calibration shows each decidable by the PR check init chose.\n")
@@ -98,7 +106,12 @@ func Config(s Setup, p *Plan) []byte {
 	if p != nil {
 		w(" (init: what the\n  # tolerances need)")
 	}
-	w(".\n  min: %d\n  max: %d\n  budget: 30m\n\n", trials, 2*trials)
+	w(".\n  min: %d\n  max: %d\n  budget: 30m\n", trials, 2*trials)
+	if p != nil && (p.Mode == Restarted || p.Mode == RestartedWidened) {
+		w("  # Server starts the first trials are spread over (perfgate launches the\n  # server): each is a session, so the between-session noise shrinks as\n  # 1/restarts without a second build (docs/statistics.md, Restarts).\n")
+		w("  restarts: %d\n", p.Restarts)
+	}
+	w("\n")
 	w("calibrate:\n  # perfgate calibrate: server starts and trials per start. It writes\n  # baselines/<profile>/calibration/noise.json (docs/calibrate.md).\n")
 	w("  restarts: %d\n  trials: %d\n", s.Restarts, s.TrialsPerRestart)
 	if p != nil && p.Mode == AB {
@@ -156,4 +169,25 @@ func tolerance(t float64) string {
 		return strconv.FormatFloat(t, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(100*t, 'f', -1, 64) + "%"
+}
+
+// writeEnv writes server.env: the entries that hold no secret, and a
+// comment naming the ones left out, which the server inherits from the
+// runner's environment instead (a committed file must not hold a token).
+func writeEnv(w func(string, ...any), env []string) {
+	var kept, secret []string
+	for _, e := range env {
+		name, value, _ := strings.Cut(e, "=")
+		if redact.EnvValue(name, value) != value {
+			secret = append(secret, name)
+			continue
+		}
+		kept = append(kept, strconv.Quote(e))
+	}
+	if len(kept) > 0 {
+		w("  env: [%s]\n", strings.Join(kept, ", "))
+	}
+	if len(secret) > 0 {
+		w("  # Not written here (secrets): %s; set them in the runner's environment\n  # (a job env: from secrets), which the launched server inherits.\n", strings.Join(secret, ", "))
+	}
 }

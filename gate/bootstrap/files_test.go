@@ -107,4 +107,18 @@ func TestConfig(t *testing.T) {
 	if strings.Contains(post, "gated:") {
 		t.Errorf("init never narrows the policy's gated set:\n%s", post)
 	}
+	p = &Plan{Mode: Restarted, Why: "w", Trials: 8, Restarts: 4, RestartTrials: 8, Tolerances: map[string]float64{"tpot_ms.p50": 0.05}}
+	post = string(Config(s, p))
+	for _, w := range []string{"  min: 8\n", "  restarts: 4\n"} {
+		if !strings.Contains(post, w) {
+			t.Errorf("restarted plan: lacks %q:\n%s", w, post)
+		}
+	}
+	// init's --server-env reaches the PR check's server; a secret is
+	// named, never written.
+	s.ServerEnv = []string{"CUDA_VISIBLE_DEVICES=0", "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123"}
+	post = string(Config(s, p))
+	if !strings.Contains(post, `env: ["CUDA_VISIBLE_DEVICES=0"]`) || !strings.Contains(post, "Not written here (secrets): HF_TOKEN") || strings.Contains(post, "hf_abc") {
+		t.Errorf("server env:\n%s", post)
+	}
 }

@@ -44,8 +44,15 @@ type Rules struct {
 	// BlockTrials is the trials of every workload per A/B block; MaxBlocks
 	// the most blocks an A/B check may need to be chosen.
 	BlockTrials, MaxBlocks int
+	// MaxRestarts is the most server starts per arm a restarted stored
+	// check may use (trials.restarts; restarts.go); below 2: none.
+	MaxRestarts int
 	// MaxGPU is the most GPU time one PR check may cost (0: no bound).
 	MaxGPU time.Duration
+	// PassRate is the rate each gated metric must pass an unchanged build
+	// at for the whole check to pass it in 90 % of runs
+	// (verdict.FamilyPassRate); Decide sets it from the metrics it plans.
+	PassRate float64
 	// Nightlies is the baseline history the "more" column looks ahead to:
 	// after this many nightly recordings the baseline has that many
 	// sessions.
@@ -56,9 +63,10 @@ type Rules struct {
 const MaxTolerance = 0.5
 
 // DefaultRules are init's bounds: up to 30 trials per arm, 2 trials per
-// block and at most 64 blocks, a week of nightlies.
+// block and at most 64 blocks, up to 8 server starts per arm, a week of
+// nightlies.
 func DefaultRules() Rules {
-	return Rules{MinTrials: 5, MaxTrials: 30, BlockTrials: ab.DefaultBlockTrials, MaxBlocks: 64, Nightlies: 7}
+	return Rules{MinTrials: 5, MaxTrials: 30, BlockTrials: ab.DefaultBlockTrials, MaxBlocks: 64, MaxRestarts: 8, Nightlies: 7}
 }
 
 // Costs are what calibration measured: one server start (launch, ready,
@@ -77,6 +85,14 @@ const (
 	// AB runs the PR build and its merge base's in interleaved blocks on
 	// the same runner (perfgate ab), which cancels per-start offsets.
 	AB Mode = "ab"
+	// Restarted compares with a stored baseline, both arms measured over
+	// Plan.Restarts server starts (trials.restarts), which averages the
+	// session offsets of one build without a second one.
+	Restarted Mode = "stored-restarts"
+	// RestartedWidened is Widened over Plan.Restarts server starts per arm:
+	// no check decides the configured tolerances, and the restarted one
+	// decides tighter ones than a single session (widenedRestarts).
+	RestartedWidened Mode = "stored-restarts-widened"
 	// Widened compares with a stored baseline at tolerances raised to what
 	// calibration shows decidable: neither check decides the configured
 	// ones within the bounds.
@@ -87,19 +103,23 @@ const (
 type Outcome struct {
 	// Decides is the smallest worsening found as a regression with 80 %
 	// power at the tolerance (+Inf: none up to 10x); PassTolerance the
-	// smallest tolerance an unchanged build passes 90 % of the time;
+	// smallest tolerance an unchanged build passes at the per-metric rate
+	// (Rules.PassRate);
 	// PassChance the chance it passes at the tolerance.
 	Decides, PassTolerance, PassChance float64
 }
 
-// Decidable says whether an unchanged build passes at tol in 90 % of runs.
+// Decidable says whether an unchanged build passes at tol at the plan's
+// per-metric rate (Rules.PassRate).
 func (o Outcome) Decidable(tol float64) bool { return o.PassTolerance <= tol*(1+1e-9) }
 
 // Row is one gated metric under both checks, and what more would buy.
 type Row struct {
 	Metric
-	// Stored at Plan.Trials per arm, AB at Plan.Blocks blocks.
-	Stored, AB Outcome
+	// Stored at Plan.Trials per arm, AB at Plan.Blocks blocks, Restarts
+	// at Plan.RestartTrials over Plan.Restarts starts per arm (zero
+	// Outcome when no restarted check was found).
+	Stored, AB, Restarts Outcome
 	// MoreTrials is the stored check at twice the trials, MoreBlocks the
 	// A/B at twice the blocks, History the stored check once the baseline
 	// holds Rules.Nightlies sessions.
@@ -114,11 +134,22 @@ type Plan struct {
 	// Trials per arm of the stored check (and of the first baseline);
 	// Blocks and BlockTrials of the A/B check.
 	Trials, Blocks, BlockTrials int
+	// PassRate is the rate each gated metric is planned to pass an
+	// unchanged build at, so the whole check passes it in 90 % of runs.
+	PassRate float64
 	// StoredGPU and ABGPU are one PR check's GPU time under each, the
 	// latter at ABCostBlocks blocks (Blocks, or MaxBlocks when no number
 	// of blocks reaches the tolerances).
 	StoredGPU, ABGPU time.Duration
 	ABCostBlocks     int
+	// Restarts and RestartTrials are the restarted stored check the table
+	// shows: the cheapest that decides every gated metric when
+	// RestartsReach, else MaxRestarts starts (what the most restarts
+	// would buy); 0 when MaxRestarts is below 2. RestartsGPU is its GPU
+	// time per PR check (start-ups at Costs.Startup).
+	Restarts, RestartTrials int
+	RestartsReach           bool
+	RestartsGPU             time.Duration
 	// Tolerances are the tolerances the check runs at, per metric id (the
 	// largest over cells when widened): what perfgate.yaml gets.
 	Tolerances map[string]float64
@@ -135,15 +166,17 @@ type Plan struct {
 // StoredDesign is the verdict's design of a stored-baseline check of m
 // with n trials per arm against a baseline of sessions sessions.
 func StoredDesign(m Metric, r Rules, n, sessions int) verdict.Design {
-	return verdict.Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: sessions, Noise: m.Noise,
-		Absolute: m.Absolute, Tolerance: m.Tolerance, Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+	return verdict.Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: sessions, Noise: m.Noise, Criterion: r.criterion(m)}
 }
 
 // ABDesign is the A/B's design of m with blocks restarted blocks.
 func ABDesign(m Metric, r Rules, blocks int) ab.Design {
-	return ab.Design{Blocks: blocks, BlockTrials: r.BlockTrials, Within: m.Noise.WithinVar, Between: m.Noise.BetweenVar,
-		BetweenDF: m.Noise.BetweenDF, Absolute: m.Absolute, Tolerance: m.Tolerance,
-		Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha}
+	return ab.Design{Blocks: blocks, BlockTrials: r.BlockTrials, Noise: m.Noise, Criterion: r.criterion(m)}
+}
+
+// criterion is the rule both designs of m are judged by.
+func (r Rules) criterion(m Metric) verdict.Criterion {
+	return verdict.Criterion{Absolute: m.Absolute, Tolerance: m.Tolerance, Family: r.Family, LookAlpha: r.LookAlpha, PassAlpha: r.PassAlpha, PassRate: r.PassRate}
 }
 
 // Decide chooses the PR check. A stored baseline is the cheapest check
@@ -166,7 +199,17 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 	if r.Nightlies < 1 {
 		r.Nightlies = 1
 	}
-	p := Plan{BlockTrials: r.BlockTrials, Nightlies: r.Nightlies, Tolerances: map[string]float64{}}
+	// The PR check passes only when every gated metric passes, so each is
+	// planned to pass at the family's rate, not at 90 % alone: five metrics
+	// at 90 % each passed an unchanged build in 80 % of runs.
+	noisy := 0
+	for _, m := range ms {
+		if !silent(m) {
+			noisy++
+		}
+	}
+	r.PassRate = verdict.FamilyPassRate(noisy)
+	p := Plan{BlockTrials: r.BlockTrials, Nightlies: r.Nightlies, Tolerances: map[string]float64{}, PassRate: r.PassRate}
 	// A metric that neither check can decide at any tolerance up to
 	// MaxTolerance is set aside first (it stays gated, and undecided), so
 	// it does not decide the choice for the metrics that can be decided.
@@ -199,10 +242,29 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		return c.Startup + time.Duration(trials)*c.Trial
 	}
 	worst, need := worstStored(ms, r)
+	if r.MaxRestarts >= 2 {
+		p.Restarts, p.RestartTrials = restartsPlan(ms, r, c)
+		if p.Restarts > 0 {
+			p.RestartsReach = true
+			p.RestartsGPU = restartsCost(c, p.Restarts, p.RestartTrials)
+		}
+	}
+	restartsWin := p.Restarts > 0 && (r.MaxGPU == 0 || p.RestartsGPU <= r.MaxGPU) &&
+		(p.Blocks == 0 || p.RestartsGPU <= cost(AB, 0, p.Blocks))
 	switch {
 	case p.Trials > 0:
 		p.Mode = Stored
-		p.Why = fmt.Sprintf("a stored baseline decides every gated metric at its tolerance with %d trials per arm (an unchanged build passes each in at least 90 %% of runs): one server start per PR is the cheapest check", p.Trials)
+		p.Why = fmt.Sprintf("a stored baseline decides every gated metric at its tolerance with %d trials per arm (an unchanged build passes the whole check in at least 90 %% of runs, each metric in %.1f %%): one server start per PR is the cheapest check", p.Trials, 100*r.PassRate)
+	case restartsWin:
+		p.Mode = Restarted
+		p.Trials = p.RestartTrials
+		abText := "no A/B of up to " + fmt.Sprint(r.MaxBlocks) + " blocks does"
+		if p.Blocks > 0 {
+			abText = fmt.Sprintf("the A/B that would (%d blocks) costs %s per PR plus building the merge base", p.Blocks, cost(AB, 0, p.Blocks).Round(time.Second))
+		}
+		p.Why = fmt.Sprintf("the between-session noise of %s %s (CV %.1f %%) keeps one candidate session from passing an unchanged build at its %s tolerance with up to %d trials (%s); %d trials spread over %d server starts on each arm (trials.restarts: %d) average the session offsets and decide every gated metric for %s of GPU time per PR, while %s",
+			worst.Cell, worst.Label, 100*cv(worst.Noise.BetweenVar, worst.Absolute), pct(worst.Tolerance, worst.Absolute), r.MaxTrials, needs(need, worst.Absolute),
+			p.RestartTrials, p.Restarts, p.Restarts, p.RestartsGPU.Round(time.Second), abText)
 	case p.Blocks > 0 && (r.MaxGPU == 0 || cost(AB, 0, p.Blocks) <= r.MaxGPU):
 		p.Mode = AB
 		// The first baseline (the nightly's start) and the stored
@@ -219,6 +281,20 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		}
 		p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; the check runs against a stored baseline with %d trials per arm at the tolerances calibration shows decidable, which shrink as the nightly history grows",
 			r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, p.Trials)
+		if k, n, ok := widenedRestarts(ms, r, c, p.Trials); ok {
+			p.Mode, p.Trials = RestartedWidened, n
+			// It reaches the tolerances it widens to.
+			p.Restarts, p.RestartTrials, p.RestartsGPU, p.RestartsReach = k, n, restartsCost(c, k, n), true
+			p.Why = fmt.Sprintf("no stored baseline of up to %d trials decides %s %s at its %s tolerance (%s), and %s; %d trials spread over %d server starts on each arm (trials.restarts: %d) average the session offsets and decide tighter tolerances than one session can, for %s of GPU time per PR: the check runs at those, which shrink as the nightly history grows",
+				r.MaxTrials, worst.Cell, worst.Label, pct(worst.Tolerance, worst.Absolute), needs(need, worst.Absolute), reason, n, k, k, p.RestartsGPU.Round(time.Second))
+		}
+	}
+	if k := min(r.MaxRestarts, r.MaxTrials/2); !p.RestartsReach && k >= 2 {
+		// What the most restarts would buy, at the check's trials, two
+		// per start at least, within MaxTrials.
+		p.Restarts = k
+		p.RestartTrials = evenTrials(max(2*k, p.Trials), k, r.MaxTrials)
+		p.RestartsGPU = restartsCost(c, p.Restarts, p.RestartTrials)
 	}
 	blocks := p.Blocks
 	if blocks == 0 {
@@ -229,11 +305,15 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 		row := Row{Metric: m}
 		row.Stored = outcome(StoredDesign(m, r, p.Trials, 1), row.Metric)
 		undecidable := hopeless[m.ID] || unsure[m.ID]
-		if p.Mode == Widened && !undecidable {
+		if (p.Mode == Widened || p.Mode == RestartedWidened) && !undecidable {
 			// Widening only raises: a metric the stored check decides at
 			// its own tolerance keeps it. One no tolerance up to
 			// MaxTolerance decides keeps its own too, undecided.
-			if t := widen(row.Stored.PassTolerance); t > MaxTolerance {
+			pass := row.Stored.PassTolerance
+			if p.Mode == RestartedWidened {
+				pass = outcome(RestartsDesign(m, r, p.RestartTrials, p.Restarts), m).PassTolerance
+			}
+			if t := widen(pass); t > MaxTolerance {
 				hopeless[m.ID] = true
 			} else {
 				row.Tolerance = max(m.Tolerance, t)
@@ -241,6 +321,9 @@ func Decide(ms []Metric, r Rules, c Costs) (Plan, error) {
 			row.Stored = outcome(StoredDesign(row.Metric, r, p.Trials, 1), row.Metric)
 		}
 		row.AB = outcome(ABDesign(row.Metric, r, blocks), row.Metric)
+		if p.Restarts > 0 {
+			row.Restarts = outcome(RestartsDesign(row.Metric, r, p.RestartTrials, p.Restarts), row.Metric)
+		}
 		row.MoreTrials = outcome(StoredDesign(row.Metric, r, 2*p.Trials, 1), row.Metric)
 		row.MoreBlocks = outcome(ABDesign(row.Metric, r, 2*blocks), row.Metric)
 		row.History = outcome(StoredDesign(row.Metric, r, p.Trials, r.Nightlies), row.Metric)

@@ -1,10 +1,12 @@
 package bootstrap
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
 	"github.com/perfgate/perfgate/gate/ab"
+	"github.com/perfgate/perfgate/gate/verdict"
 )
 
 // The searches behind Decide: each asks the Designs one question over a
@@ -53,7 +55,7 @@ func hopelessMetric(m Metric, r Rules) bool {
 // silent says calibration saw no noise in m at all.
 func silent(m Metric) bool { return m.Noise.WithinVar == 0 && m.Noise.BetweenVar == 0 }
 
-// search evaluates a design: the smallest change found with 80 % power
+// search evaluates a design: the smallest change found with TargetPower
 // by bisection on its Power (monotone in the change).
 func search(d predictor, absolute bool) Outcome {
 	hi := 10.0 // +1000 %
@@ -64,13 +66,13 @@ func search(d predictor, absolute bool) Outcome {
 	if math.IsNaN(o.PassTolerance) {
 		o.PassTolerance = math.Inf(1)
 	}
-	if d.Power(hi) < 0.8 {
+	if d.Power(hi) < verdict.TargetPower {
 		return o
 	}
 	lo := 0.0
 	for range 50 {
 		mid := (lo + hi) / 2
-		if d.Power(mid) >= 0.8 {
+		if d.Power(mid) >= verdict.TargetPower {
 			hi = mid
 		} else {
 			lo = mid
@@ -133,14 +135,15 @@ func worstStored(ms []Metric, r Rules) (Metric, float64) {
 }
 
 // abBlocks is the fewest blocks (a multiple of four) up to MaxBlocks at
-// which an unchanged B passes every metric 90 % of the time; 0 when none.
+// which an unchanged B passes every metric at the family's rate
+// (Rules.PassRate, so all of them together 90 % of the time); 0 when none.
 func abBlocks(ms []Metric, r Rules) int {
 	most := 0
 	for _, m := range ms {
 		if silent(m) {
 			continue
 		}
-		b := ABDesign(m, r, 0).BlocksToPass(ab.PlanPass)
+		b := ABDesign(m, r, 0).BlocksToPass(cmp.Or(r.PassRate, ab.PlanPass))
 		if b == 0 || b > r.MaxBlocks {
 			return 0
 		}

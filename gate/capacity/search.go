@@ -18,11 +18,13 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -323,15 +325,8 @@ func formatLoad(x float64) string {
 // formatErrors writes failed requests by kind, most frequent first, at
 // most three kinds: "; errors: 40 x http 500, 2 x timeout".
 func formatErrors(errs map[string]int) string {
-	kinds := make([]string, 0, len(errs))
-	for k := range errs {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if errs[kinds[i]] != errs[kinds[j]] {
-			return errs[kinds[i]] > errs[kinds[j]]
-		}
-		return kinds[i] < kinds[j]
+	kinds := slices.SortedFunc(maps.Keys(errs), func(a, b string) int {
+		return cmp.Or(cmp.Compare(errs[b], errs[a]), strings.Compare(a, b)) // most first
 	})
 	if len(kinds) > 3 {
 		kinds = kinds[:3]

@@ -295,9 +295,13 @@ func gateMeasure(ctx context.Context, s *Streams, cfg config.Config, ms []*workl
 	if l.Source("trials.max") != "default" {
 		opts.MaxTrials = cfg.Trials.Max
 	}
+	opts.Restarts = cfg.Trials.Restarts
 	var out *pipeline.Outcome
-	err = session.Run(ctx, so, func(ctx context.Context, sess *session.Session) error {
+	err = session.RunStarts(ctx, so, func(ctx context.Context, sess *session.Session, restart session.Restart) error {
 		trials := sess.Trials()
+		if len(so.Command) > 0 {
+			opts.Restart = restartTrials(restart)
+		}
 		if err := pipeline.Preflight(ctx, trials, ms, baselines, p); err != nil {
 			return &ExitError{Code: ExitInvalid, Err: err}
 		}

@@ -189,14 +189,7 @@ func gatedIDs(p verdict.Policy, base *result.Result, override []string) []string
 	if err != nil {
 		rules, _ = p.Resolve(nil)
 	}
-	var out []string
-	for id, r := range rules {
-		if r.Gated {
-			out = append(out, id)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return verdict.GatedIDs(rules)
 }
 
 func knownMetric(id string) bool {

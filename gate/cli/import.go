@@ -39,14 +39,9 @@ from those parameters and the mean input and output lengths, not from
 keys go into the fingerprint as meta.<key>.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return exitf(ExitInvalid, "--out (-o) is required")
-			}
-			if gpus < 0 {
-				return exitf(ExitInvalid, "--gpus %d: must be 0 (unknown) or positive", gpus)
-			}
-			if name == "" {
-				name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+			name, err := importTarget(out, name, gpus)
+			if err != nil {
+				return err
 			}
 			r, err := vllmbench.ImportFiles(args, vllmbench.Options{Cell: name, GPUs: gpus, ToolVersion: Version})
 			if err != nil {
@@ -66,4 +61,19 @@ keys go into the fingerprint as meta.<key>.`,
 	cmd.Flags().StringVar(&name, "name", "", "cell name (default: OUT's file name without extension)")
 	cmd.Flags().IntVar(&gpus, "gpus", 0, "GPUs the server used; adds per-GPU throughput")
 	return cmd
+}
+
+// importTarget checks an import's --out and --gpus and returns the cell
+// name: --name, else the output file's name without its extension.
+func importTarget(out, name string, gpus int) (string, error) {
+	if out == "" {
+		return "", exitf(ExitInvalid, "--out (-o) is required")
+	}
+	if gpus < 0 {
+		return "", exitf(ExitInvalid, "--gpus %d: must be 0 (unknown) or positive", gpus)
+	}
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	}
+	return name, nil
 }

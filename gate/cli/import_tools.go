@@ -90,14 +90,9 @@ func newImportToolCmd(s *Streams, tool importTool) *cobra.Command {
 		Use: tool.use, Short: tool.short, Long: tool.long,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return exitf(ExitInvalid, "--out (-o) is required")
-			}
-			if gpus < 0 {
-				return exitf(ExitInvalid, "--gpus %d: must be 0 (unknown) or positive", gpus)
-			}
-			if name == "" {
-				name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+			name, err := importTarget(out, name, gpus)
+			if err != nil {
+				return err
 			}
 			var runs []importers.Run
 			for _, p := range args {

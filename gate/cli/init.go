@@ -81,6 +81,7 @@ tolerances calibration shows decidable. It never overwrites a file without
 	f.IntVar(&o.rules.MaxTrials, "max-trials", o.rules.MaxTrials, "most trials per arm of a stored-baseline PR check")
 	f.IntVar(&o.rules.BlockTrials, "block-trials", o.rules.BlockTrials, "trials per block of an A/B PR check")
 	f.IntVar(&o.rules.MaxBlocks, "max-blocks", o.rules.MaxBlocks, "most blocks of an A/B PR check")
+	f.IntVar(&o.rules.MaxRestarts, "max-restarts", o.rules.MaxRestarts, "most server starts per arm of a restarted stored PR check (trials.restarts; below 2: none)")
 	f.DurationVar(&o.maxGPU, "max-gpu", 0, "most GPU time one PR check may take (0: no bound)")
 	f.DurationVar(&o.startup, "startup", 0, "a server start-up's time for the GPU-time figures (0: as measured by the calibration)")
 	f.DurationVar(&o.readyTimeout, "ready-timeout", 0, "how long to wait for each start to become ready (default 10m)")
@@ -136,7 +137,7 @@ func initMain(ctx context.Context, s *Streams, o initOptions) error {
 			return err
 		}
 	}
-	setup := bootstrap.Setup{Profile: o.profile, Workloads: wls, ServerCommand: argv, Restarts: o.restarts, TrialsPerRestart: o.trials, Baselines: setting}
+	setup := bootstrap.Setup{Profile: o.profile, Workloads: wls, ServerCommand: argv, ServerEnv: o.serverEnv, Restarts: o.restarts, TrialsPerRestart: o.trials, Baselines: setting}
 	if name, ok := engine.FromArgv(argv); ok {
 		setup.Engine = string(name)
 	}

@@ -82,6 +82,11 @@ func (m *initMeasure) run(ctx context.Context) (*bootstrap.Plan, error) {
 
 	m.setStage(fmt.Sprintf("first baseline (%d trials)", plan.Trials), o.restarts*o.trials*w+plan.Trials*w)
 	args = []string{"run", "--server-cmd", o.serverCmd, "--trials", strconv.Itoa(plan.Trials), "-o", baseDir}
+	if plan.Mode == bootstrap.Restarted || plan.Mode == bootstrap.RestartedWidened {
+		// The baseline is measured as the PR check measures the
+		// candidate: over as many server starts.
+		args = append(args, "--restarts", strconv.Itoa(plan.Restarts))
+	}
 	args = append(append(args, m.workloadArgs("-w")...), initArgs(o)...)
 	if m.setup.Engine != "" {
 		args = append(args, "--engine", m.setup.Engine)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,6 +69,22 @@ func TestInitEndToEnd(t *testing.T) {
 	b, err := result.Read(filepath.Join(dir, "baselines/sim-runner/smoke-chat-c4.json"))
 	if err != nil || b.Provenance == nil || len(b.ValidTrials()) < 3 {
 		t.Errorf("baseline: %v (%d valid trials)", err, len(b.ValidTrials()))
+	}
+	// A restarted check (the noise decides whether init chooses one) has
+	// its first baseline recorded over as many starts as the PR check's.
+	if _, after, ok := strings.Cut(cfg, "\ntrials:"); ok && b != nil {
+		section, _, _ := strings.Cut(after, "\n\n") // calibrate: has restarts of its own
+		if _, k, ok := strings.Cut(section, "\n  restarts: "); ok {
+			want, _ := strconv.Atoi(strings.Fields(k)[0])
+			starts := map[int]bool{}
+			for _, tr := range b.Trials {
+				starts[tr.Start] = true
+			}
+			if len(starts) != want || starts[0] {
+				t.Errorf("trials.restarts: %d, but the first baseline's trials came from starts %v", want, starts)
+			}
+			t.Logf("init chose trials.restarts: %d; the first baseline has %d starts", want, len(starts))
+		}
 	}
 	for _, want := range []string{"decides / passes at", "GPU time per PR check", "PR check: "} {
 		if !strings.Contains(stdout.String(), want) {

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"os"
 
 	"github.com/perfgate/perfgate/gate/engine"
+	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/server"
 	"github.com/perfgate/perfgate/gate/session"
@@ -51,4 +53,16 @@ func reportedFailure(f *server.Failure) *report.ServerFailure {
 		return nil
 	}
 	return &report.ServerFailure{Summary: f.Summary, Tail: f.Tail}
+}
+
+// restartTrials is a pipeline's Restart over a session's: the next
+// start's context and trials.
+func restartTrials(restart session.Restart) func() (context.Context, pipeline.Trials, error) {
+	return func() (context.Context, pipeline.Trials, error) {
+		ctx, s, err := restart()
+		if err != nil {
+			return nil, nil, err
+		}
+		return ctx, s.Trials(), nil
+	}
 }

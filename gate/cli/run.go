@@ -31,6 +31,7 @@ type runOptions struct {
 	url            string
 	out            string
 	trials         int
+	restarts       int
 	warmups        int
 	saveDetailed   bool
 	shard          string
@@ -69,6 +70,7 @@ lets in-flight requests finish for --grace, writes the partial result
 	f.StringVar(&o.url, "url", "", "base URL of the OpenAI-compatible server, e.g. http://127.0.0.1:8000")
 	f.StringVarP(&o.out, "out", "o", "", "directory for result files")
 	f.IntVar(&o.trials, "trials", 0, "measured trials per cell (0: the workload's trials.min)")
+	f.IntVar(&o.restarts, "restarts", 0, "server starts the trials are spread over, with --server-cmd (0: the workloads' trials.restarts)")
 	f.IntVar(&o.warmups, "warmups", -1, "warmup requests before each trial (-1: the workload's)")
 	f.BoolVar(&o.saveDetailed, "save-detailed", false, "also write per-request records, DIR/<cell>.requests.jsonl")
 	f.StringVar(&o.shard, "shard", "", "run only shard i/N of the cells (sorted by cell name, index % N == i-1)")
@@ -176,30 +178,60 @@ func runRun(cmd *cobra.Command, s *Streams, o *runOptions) error {
 	}
 	var last *result.Result // the cell being run, for a launched server's log tail
 	var lastPath string
-	err = session.Run(cmd.Context(), so, func(ctx context.Context, sess *session.Session) error {
-		var measured []*result.Result
-		for _, m := range ms {
-			trials := o.trials
-			if trials == 0 {
-				trials = max(m.Trials.Min, 1)
-			}
-			path := filepath.Join(o.out, result.FileName(m.Cell))
-			res, err := runCell(ctx, sess, m, trials, path, o.saveDetailed)
-			if res != nil {
-				last, lastPath, measured = res, path, append(measured, res)
-				if werr := result.Write(path, res); werr != nil {
-					return fmt.Errorf("run: %w", werr)
+	starts := runStarts(s, ms, o.restarts, argv != nil)
+	err = session.RunStarts(cmd.Context(), so, func(ctx context.Context, sess *session.Session, restart session.Restart) error {
+		measured := make([]*result.Result, len(ms))
+		for k := 1; k <= starts; k++ {
+			if k > 1 {
+				var err error
+				if ctx, sess, err = restart(); err != nil {
+					return exitf(ExitRunFailed, "run: server start %d of %d: %w", k, starts, err)
 				}
-				fmt.Fprintf(s.Out, "%s: %d trials (%d valid) -> %s\n", m.Cell, len(res.Trials), len(res.ValidTrials()), path)
 			}
-			if err != nil {
-				if errors.Is(err, loadgen.ErrInterrupted) {
-					return exitf(ExitRunFailed, "run: %s: interrupted; partial result written to %s", m.Cell, path)
+			for i, m := range ms {
+				trials := o.trials
+				if trials == 0 {
+					trials = max(m.Trials.Min, 1)
 				}
-				return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
+				n := pipeline.StartShare(trials, starts, k)
+				if n == 0 {
+					continue
+				}
+				path := filepath.Join(o.out, result.FileName(m.Cell))
+				res, have, err := measured[i], 0, error(nil)
+				if k == 1 {
+					res, err = runCell(ctx, sess, m, n, path, o.saveDetailed)
+				} else {
+					have = len(res.Trials)
+					sess.Track(res)
+					err = sess.Trials().RunTrials(ctx, m, res, n)
+					res.FinishedAt = time.Now().UTC()
+				}
+				if res != nil {
+					pipeline.StampStart(res, have, k, starts)
+					last, lastPath, measured[i] = res, path, res
+					if werr := result.Write(path, res); werr != nil {
+						return fmt.Errorf("run: %w", werr)
+					}
+					if k == starts {
+						fmt.Fprintf(s.Out, "%s: %d trials (%d valid) -> %s\n", m.Cell, len(res.Trials), len(res.ValidTrials()), path)
+					}
+				}
+				if err != nil {
+					if errors.Is(err, loadgen.ErrInterrupted) {
+						return exitf(ExitRunFailed, "run: %s: interrupted; partial result written to %s", m.Cell, path)
+					}
+					return exitf(ExitRunFailed, "run: %s: %w", m.Cell, err)
+				}
 			}
 		}
-		if err := pipeline.Unmeasured(measured); err != nil {
+		var done []*result.Result
+		for _, r := range measured {
+			if r != nil {
+				done = append(done, r)
+			}
+		}
+		if err := pipeline.Unmeasured(done); err != nil {
 			return exitf(ExitRunFailed, "run: %w", err)
 		}
 		runProfiles(ctx, s, sess, profMode, config.Profiling{Dir: o.profilingDir}, o.serverEnv, o.out, ms, measured)
@@ -278,4 +310,22 @@ func runIsTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// runStarts is the number of server starts run spreads each cell's trials
+// over: --restarts, else the largest trials.restarts of the workloads.
+// An attached server (--url) is measured in one session, with a warning
+// saying what would restart it.
+func runStarts(s *Streams, ms []*workload.Manifest, flag int, launched bool) int {
+	k := flag
+	if k <= 0 {
+		for _, m := range ms {
+			k = max(k, m.Trials.Restarts)
+		}
+	}
+	if k > 1 && !launched {
+		fmt.Fprintf(s.Err, "run: warning: %d server starts asked for (--restarts or trials.restarts), but perfgate did not launch the server (--url): measured in one session; launch it with --server-cmd to restart it\n", k)
+		return 1
+	}
+	return max(k, 1)
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -92,16 +90,7 @@ func fileSHA256(base string) func(string) (string, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(base, p)
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return "", err
-		}
-		return hex.EncodeToString(h.Sum(nil)), nil
+		return workload.FileSHA256(p)
 	}
 }
 

@@ -27,6 +27,7 @@
 //	  min: 5                         # per workload before the first comparison
 //	  max: 10                        # per workload, including extra looks
 //	  budget: 30m                    # wall-clock bound over all extra trials
+//	  restarts: 1                    # server starts the first trials spread over (server.command only)
 //	github:
 //	  comment: always                # always, on-change, not-pass or never
 //	  fail_on_inconclusive: false
@@ -195,6 +196,11 @@ type Trials struct {
 	Max int `mapstructure:"max"`
 	// Budget bounds the wall-clock time spent on extra trials in one run.
 	Budget time.Duration `mapstructure:"budget"`
+	// Restarts is the number of server starts a launched server's first
+	// look is spread over (the workloads' trials.restarts default; 0 or 1:
+	// one session). Each start is a session of its own to the verdict, so
+	// the candidate's between-session noise shrinks as 1/Restarts.
+	Restarts int `mapstructure:"restarts"`
 }
 
 // GitHub holds the settings of the PR comment and of GitHub Actions.

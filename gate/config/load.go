@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -213,11 +215,7 @@ func applyFlags(v *viper.Viper, l *Loaded, fs *pflag.FlagSet, keys map[string]st
 	if fs == nil {
 		return nil
 	}
-	names := make([]string, 0, len(keys))
-	for name := range keys {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(keys))
 	var errs []error
 	for _, name := range names {
 		key := keys[name]

@@ -3,9 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 
 	"github.com/perfgate/perfgate/gate/engine"
 	"github.com/perfgate/perfgate/gate/loadgen"
@@ -90,11 +91,7 @@ func (c Config) problems() []problem {
 	if c.Trials.Min < 2 {
 		add("trials.min", "must be at least 2 (a spread needs two trials), got %d", c.Trials.Min)
 	}
-	ids := make([]string, 0, len(c.Policy.Tolerances))
-	for id := range c.Policy.Tolerances {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(c.Policy.Tolerances))
 	for _, id := range ids {
 		if _, ok := metrics.Lookup(id); !ok {
 			add("policy.tolerances", "unknown metric id %q", id)
@@ -103,11 +100,7 @@ func (c Config) problems() []problem {
 			add("policy.tolerances", "%s: %v must be above 0 and at most 1 (100 %%; 0.03 = 3 %%)", id, t)
 		}
 	}
-	between := make([]string, 0, len(c.Policy.AssumedBetween))
-	for id := range c.Policy.AssumedBetween {
-		between = append(between, id)
-	}
-	sort.Strings(between)
+	between := slices.Sorted(maps.Keys(c.Policy.AssumedBetween))
 	for _, id := range between {
 		if _, ok := metrics.Lookup(id); !ok && id != "*" {
 			add("policy.assumed_between", "unknown metric id %q (or \"*\" for every metric)", id)
@@ -134,6 +127,9 @@ func (c Config) problems() []problem {
 	}
 	if _, ok := c.GitHub.Comment.canonical(); !ok {
 		add("github.comment", "%q must be always, on-change, not-pass or never (true and false mean always and never)", c.GitHub.Comment)
+	}
+	if c.Trials.Restarts < 0 || c.Trials.Restarts > c.Trials.Min {
+		add("trials.restarts", "must be between 0 and trials.min (%d): every server start needs a trial, got %d", c.Trials.Min, c.Trials.Restarts)
 	}
 	if c.Trials.Budget <= 0 {
 		add("trials.budget", "must be positive, got %v (to run no extra trials set trials.max to trials.min)", c.Trials.Budget)

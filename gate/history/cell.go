@@ -13,6 +13,8 @@
 package history
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/baseline"
@@ -108,5 +110,5 @@ func (c *Cell) Metrics() []string {
 			set[id] = true
 		}
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }

@@ -1,8 +1,6 @@
 package history
 
 import (
-	"sort"
-
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
@@ -67,14 +65,5 @@ func (c *Cell) Priors(from, to int) map[string]verdict.Prior {
 			out[id] = p
 		}
 	}
-	return out
-}
-
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -3,7 +3,8 @@ package importers
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -111,11 +112,7 @@ func buildCell(name string, runs []*Run, opts Options) (*result.Result, error) {
 		r.Trials = append(r.Trials, t)
 	}
 	if len(lacks) > 0 {
-		ids := make([]string, 0, len(lacks))
-		for id := range lacks {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+		ids := slices.Sorted(maps.Keys(lacks))
 		r.Notes = append(r.Notes, fmt.Sprintf("%s files record no value for: %s (not gated, not compared)", first.Tool, strings.Join(ids, ", ")))
 	}
 	if err := r.Validate(); err != nil {

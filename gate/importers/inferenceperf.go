@@ -2,8 +2,9 @@ package importers
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -156,11 +157,7 @@ func ParseInferencePerf(name string, data, config []byte) ([]Run, error) {
 // Service Unavailable"), keeping each label's first message.
 func (r *Run) inferencePerfErrors(byLabel any) {
 	m, _ := byLabel.(map[string]any)
-	labels := make([]string, 0, len(m))
-	for l := range m {
-		labels = append(labels, l)
-	}
-	sort.Strings(labels)
+	labels := slices.Sorted(maps.Keys(m))
 	for _, l := range labels {
 		n, ok := count(m[l], "count")
 		if !ok || n == 0 {

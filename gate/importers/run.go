@@ -130,18 +130,7 @@ func (r *Run) derive(gpus int) {
 		v["success_rate"] = float64(r.Completed) / float64(t)
 	}
 	v["completed"], v["failed"] = float64(r.Completed), float64(r.Failed)
-	if x, ok := v["request_throughput"]; ok {
-		v["qpm"] = 60 * x
-	}
-	if x, ok := v["total_token_throughput"]; ok {
-		v["tpm"] = 60 * x
-		if gpus > 0 {
-			v["total_token_throughput_per_gpu"] = x / float64(gpus)
-		}
-	}
-	if x, ok := v["output_throughput"]; ok && gpus > 0 {
-		v["output_throughput_per_gpu"] = x / float64(gpus)
-	}
+	metrics.DeriveRates(v, gpus)
 	if r.DurationS > 0 {
 		v["duration_s"] = r.DurationS
 	}

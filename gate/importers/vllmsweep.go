@@ -3,8 +3,10 @@ package importers
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,11 +64,7 @@ func ImportSweep(files []SweepFile, opts Options) ([]*result.Result, []string, e
 	if len(byDir) == 0 {
 		return nil, notes, fmt.Errorf("no run=N.json files: not a vllm bench sweep serve experiment directory (SERVE-...-BENCH-.../run=0.json)")
 	}
-	dirs := make([]string, 0, len(byDir))
-	for d := range byDir {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
+	dirs := slices.Sorted(maps.Keys(byDir))
 	var out []*result.Result
 	for _, d := range dirs {
 		runs := byDir[d]

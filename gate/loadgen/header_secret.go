@@ -33,19 +33,10 @@ func checkEnvHeader(m *workload.Manifest, hd workload.Header, v string) error {
 // (validate may run where the secrets are not); the run reports them.
 func CheckEnvHeaders(ms []*workload.Manifest, lookup func(string) (string, bool)) []error {
 	var errs []error
-	seen := map[string]bool{}
-	for _, m := range ms {
-		for _, hd := range m.Headers {
-			if hd.Env == "" || seen[hd.Env] {
-				continue
-			}
-			seen[hd.Env] = true
-			if v, ok := lookup(hd.Env); ok && v != "" {
-				if err := checkEnvHeader(m, hd, v); err != nil {
-					errs = append(errs, err)
-				}
-			}
+	envHeaders(ms, lookup, func(m *workload.Manifest, hd workload.Header, v string) {
+		if err := checkEnvHeader(m, hd, v); err != nil {
+			errs = append(errs, err)
 		}
-	}
+	})
 	return errs
 }

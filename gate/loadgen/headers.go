@@ -96,11 +96,19 @@ func (r *Runner) probeClient(hc *http.Client, m *workload.Manifest) (*http.Clien
 // tail and stderr included, since a server may log the headers it gets.
 // Unset variables are skipped; the run itself reports them.
 func EnvHeaderValues(ms []*workload.Manifest, lookup func(string) (string, bool)) []string {
+	var out []string
+	envHeaders(ms, lookup, func(_ *workload.Manifest, _ workload.Header, v string) { out = append(out, v) })
+	return out
+}
+
+// envHeaders calls f once per environment variable the headers of ms read
+// ({env: NAME}), with the first manifest and header that read it and its
+// value, for each variable lookup (nil: none) finds set and non-empty.
+func envHeaders(ms []*workload.Manifest, lookup func(string) (string, bool), f func(*workload.Manifest, workload.Header, string)) {
 	if lookup == nil {
-		return nil
+		return
 	}
 	seen := map[string]bool{}
-	var out []string
 	for _, m := range ms {
 		for _, hd := range m.Headers {
 			if hd.Env == "" || seen[hd.Env] {
@@ -108,9 +116,8 @@ func EnvHeaderValues(ms []*workload.Manifest, lookup func(string) (string, bool)
 			}
 			seen[hd.Env] = true
 			if v, ok := lookup(hd.Env); ok && v != "" {
-				out = append(out, v)
+				f(m, hd, v)
 			}
 		}
 	}
-	return out
 }

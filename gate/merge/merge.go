@@ -116,22 +116,13 @@ func add(dst, src *result.Result, path string) error {
 	return nil
 }
 
-// fingerprintDiff lists the keys whose values differ, sorted.
+// fingerprintDiff lists the keys whose values differ, sorted: the keys of
+// result.DiffFingerprints, the one comparison of two fingerprints.
 func fingerprintDiff(a, b map[string]string) []string {
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
 	var out []string
-	for k := range keys {
-		if a[k] != b[k] {
-			out = append(out, k)
-		}
+	for _, d := range result.DiffFingerprints(a, b, nil) {
+		out = append(out, d.Key)
 	}
-	sort.Strings(out)
 	return out
 }
 

@@ -286,8 +286,6 @@ func (a *Accumulator) Finish(duration time.Duration, gpus int, limits Limits) re
 	v["request_throughput"] = rate(float64(a.completed))
 	v["output_throughput"] = rate(float64(a.outTokens))
 	v["total_token_throughput"] = rate(float64(a.inTokens + a.outTokens))
-	v["qpm"] = 60 * v["request_throughput"]
-	v["tpm"] = 60 * v["total_token_throughput"]
 	if total := a.completed + a.failed; total > 0 {
 		v["success_rate"] = float64(a.completed) / float64(total)
 		if a.slo.Set() {
@@ -302,10 +300,7 @@ func (a *Accumulator) Finish(duration time.Duration, gpus int, limits Limits) re
 			v["goodput_ratio"] = 0
 		}
 	}
-	if gpus > 0 {
-		v["output_throughput_per_gpu"] = v["output_throughput"] / float64(gpus)
-		v["total_token_throughput_per_gpu"] = v["total_token_throughput"] / float64(gpus)
-	}
+	DeriveRates(v, gpus)
 	peak, warn := a.peak.peak()
 	if warn != "" {
 		t.Warnings = append(t.Warnings, warn)

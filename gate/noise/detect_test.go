@@ -7,7 +7,7 @@ import (
 )
 
 func design(n int) Design {
-	return Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: 1, LookAlpha: 0.01, Family: 1, PassAlpha: 0.1}
+	return Design{CandidateTrials: n, BaselineTrials: n, BaselineSessions: 1, Criterion: verdict.Criterion{LookAlpha: 0.01, Family: 1, PassAlpha: 0.1}}
 }
 
 // TestSE pins the verdict's formula: within·(1/n_c + 1/n_b) + 2·between

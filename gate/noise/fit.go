@@ -103,7 +103,8 @@ func FitSessions(ms []*workload.Manifest, sessions []map[string]*result.Result, 
 	t.Alpha, t.Looks, t.Family = p.Alpha, max(p.MaxLooks, 1), max(len(rows), 1)
 	t.CellAlpha = p.Alpha / float64(t.Looks) / float64(t.Family)
 	for _, r := range rows {
-		d := Design{CandidateTrials: r.trials, BaselineTrials: r.trials, BaselineSessions: 1, LookAlpha: p.Alpha / float64(t.Looks), Family: t.Family, PassAlpha: p.PassAlpha}
+		d := Design{CandidateTrials: r.trials, BaselineTrials: r.trials, BaselineSessions: 1,
+			Criterion: verdict.Criterion{LookAlpha: p.Alpha / float64(t.Looks), Family: t.Family, PassAlpha: p.PassAlpha}}
 		t.Add(r.cell, r.id, metrics.Label(r.id), r.abs, r.e, d, r.tol)
 	}
 	return out

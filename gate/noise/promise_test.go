@@ -59,7 +59,7 @@ func TestReachedHoldsAtGate(t *testing.T) {
 			var tb Table
 			cellAlpha := p.Alpha / float64(p.MaxLooks)
 			tb.Add("w", "tpot_ms.p50", "TPOT p50", false, e, Design{CandidateTrials: gateTrials, BaselineTrials: gateTrials,
-				BaselineSessions: 1, LookAlpha: cellAlpha, Family: 1, PassAlpha: p.PassAlpha}, 0.03)
+				BaselineSessions: 1, Criterion: verdict.Criterion{LookAlpha: cellAlpha, Family: 1, PassAlpha: p.PassAlpha}}, 0.03)
 			row := tb.Rows[0]
 
 			pol := p

@@ -48,6 +48,13 @@ type Options struct {
 	// MaxTrials caps trials per workload over all looks; 0 uses each
 	// manifest's trials.max. It is raised to MinTrials if smaller.
 	MaxTrials int
+	// Restarts is the number of server starts the first look is spread
+	// over (0: the largest of the manifests' trials.restarts); Restart
+	// ends the current start and opens the next (session.RunStarts). Nil
+	// Restart with more than one start asked for: one session, with a
+	// warning in the comparison saying what would restart it.
+	Restarts int
+	Restart  func() (context.Context, Trials, error)
 	// Budget bounds the wall-clock time spent on extra trials; 0 means
 	// no extra trials at all.
 	Budget time.Duration
@@ -117,35 +124,11 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 		look.Max = o.Policy.MaxLooks
 	}
 
-	// First look: every workload's minimum trials.
+	// First look: every workload's minimum trials, over the server
+	// starts o.Restarts asks for (starts.go).
 	cost := map[string]time.Duration{} // measured wall time per trial, by cell
-	for i, m := range manifests {
-		if at := m.BaselineRate; at != nil {
-			fmt.Fprintf(log, "%s: %d trials at the baseline's rate of %s, %s req/s\n", m.Cell, budgets[i].min, at.Cell, result.FormatRate(at.RateRPS))
-		} else {
-			fmt.Fprintf(log, "%s: %d trials\n", m.Cell, budgets[i].min)
-		}
-		srv, err := t.Prepare(ctx, m)
-		res := t.NewResult(m, srv)
-		res.StartedAt = now().UTC()
-		if m.BaselineRate != nil {
-			res.BaselineRate = m.BaselineRate
-		}
-		out.Results = append(out.Results, res)
-		if err != nil {
-			res.Complete, res.IncompleteReason = false, err.Error()
-			res.FinishedAt = now().UTC()
-			out.RunErr = fmt.Errorf("%s: %w", m.Cell, err)
-			break
-		}
-		start := now()
-		err = t.RunTrials(ctx, m, res, budgets[i].min)
-		cost[m.Cell] = perTrial(now().Sub(start), budgets[i].min)
-		if err != nil {
-			out.RunErr = fmt.Errorf("%s: %w", m.Cell, err)
-			break
-		}
-	}
+	ctx, t, starts, restartWarnings := firstLook(ctx, t, manifests, budgets, o, out, cost, log, now)
+	rateWarnings = append(rateWarnings, restartWarnings...)
 	base := selectBaselines(o.Baselines, manifests)
 	judge := func(look verdict.Look, _ error) (*verdict.Comparison, error) {
 		cmp, err := compareAtRates(base, out.Results, o.Policy, look, rateWarnings)
@@ -188,6 +171,7 @@ func Run(ctx context.Context, t Trials, manifests []*workload.Manifest, o Option
 			for k := have; k < len(res.Trials); k++ {
 				res.Trials[k].Look = look.Index - 1
 			}
+			StampStart(res, have, starts, starts) // extra looks run in the last start
 			out.ExtraTrials += len(res.Trials) - have
 			ran++
 			if err != nil {

@@ -1,7 +1,8 @@
 package redact
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -23,11 +24,7 @@ func jsonCredentials(v any, key, path string) []string {
 			return []string{path}
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		var out []string
 		for _, k := range keys {
 			out = append(out, jsonCredentials(x[k], k, path+"."+k)...)

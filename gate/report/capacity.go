@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +48,7 @@ func capacityCells(d *Data) []curveCell {
 		names[c] = true
 	}
 	var out []curveCell
-	for _, name := range sortedNames(names) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		cc := curveCell{cell: name}
 		for _, a := range []struct {
 			arm string
@@ -75,15 +77,6 @@ func capacityCells(d *Data) []curveCell {
 			out = append(out, cc)
 		}
 	}
-	return out
-}
-
-func sortedNames(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
@@ -268,7 +261,7 @@ func saturationLines(d *Data, esc func(string) string) string {
 		}
 	}
 	var b strings.Builder
-	for _, name := range sortedNames(names) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		bs, cs := satOf(d.Baselines[name]), satOf(d.Candidates[name])
 		var parts []string
 		for _, a := range []struct {

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
@@ -113,15 +115,8 @@ func trialWarnings(r *result.Result) []string {
 			count[w]++
 		}
 	}
-	var ws []string
-	for w := range count {
-		ws = append(ws, w)
-	}
-	sort.Slice(ws, func(i, j int) bool {
-		if count[ws[i]] != count[ws[j]] {
-			return count[ws[i]] > count[ws[j]]
-		}
-		return ws[i] < ws[j]
+	ws := slices.SortedFunc(maps.Keys(count), func(a, b string) int {
+		return cmp.Or(cmp.Compare(count[b], count[a]), strings.Compare(a, b)) // most first
 	})
 	var out []string
 	for i, w := range ws {

@@ -118,45 +118,40 @@ func spread(cell *verdict.Cell, a verdict.Arm) string {
 
 // excludedPart lists invalid trials left out of the comparison and why.
 func excludedPart(d *Data) string {
-	var b strings.Builder
-	n := 0
+	var rows []string
 	for _, w := range d.Comparison.Workloads {
 		for _, e := range w.Excluded {
-			if n == 0 {
-				b.WriteString("| Workload | Arm | Trial | Why |\n|---|---|--:|---|\n")
-			}
-			n++
-			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", Escape(w.Cell), Escape(armsOf(d).side(e.Arm)), e.Trial, Escape(Truncate(e.Reason, 300)))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s |\n", Escape(w.Cell), Escape(armsOf(d).side(e.Arm)), e.Trial, Escape(Truncate(e.Reason, 300))))
 		}
 	}
-	if n == 0 {
-		return ""
-	}
-	return details(fmt.Sprintf("%d invalid trial(s) excluded", n), b.String())
+	return rowsPart("%d invalid trial(s) excluded", "| Workload | Arm | Trial | Why |\n|---|---|--:|---|\n", rows)
 }
 
 // fingerprintPart lists environment differences between the arms; hard
 // keys (which block the comparison unless allowed) are marked.
 func fingerprintPart(d *Data) string {
-	var b strings.Builder
-	n := 0
+	var rows []string
 	for _, w := range d.Comparison.Workloads {
 		for _, f := range w.Fingerprint {
-			if n == 0 {
-				fmt.Fprintf(&b, "| Workload | Key | %s | %s | Must match |\n|---|---|---|---|---|\n", armsOf(d).base, armsOf(d).cand)
-			}
-			n++
 			hard := ""
 			if f.Hard {
 				hard = "yes"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", Escape(w.Cell), Code(f.Key), orDash(Escape(Truncate(shown(f.Key, f.Baseline), 200))), orDash(Escape(Truncate(shown(f.Key, f.Candidate), 200))), hard)
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |\n", Escape(w.Cell), Code(f.Key), orDash(Escape(Truncate(shown(f.Key, f.Baseline), 200))), orDash(Escape(Truncate(shown(f.Key, f.Candidate), 200))), hard))
 		}
 	}
-	if n == 0 {
+	head := fmt.Sprintf("| Workload | Key | %s | %s | Must match |\n|---|---|---|---|---|\n", armsOf(d).base, armsOf(d).cand)
+	return rowsPart("%d fingerprint difference(s)", head, rows)
+}
+
+// rowsPart is a collapsed table of rows under head, its summary the
+// count of rows written into summary (a format with one %d); "" without
+// rows.
+func rowsPart(summary, head string, rows []string) string {
+	if len(rows) == 0 {
 		return ""
 	}
-	return details(fmt.Sprintf("%d fingerprint difference(s)", n), b.String())
+	return details(fmt.Sprintf(summary, len(rows)), head+strings.Join(rows, ""))
 }
 
 func orDash(s string) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -48,11 +49,7 @@ func factsVersions(d *Data) []string {
 // firstOf returns one result of the map, by sorted cell, for run-level
 // facts that all cells share (one server per run).
 func firstOf(m map[string]*result.Result) *result.Result {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	if len(keys) == 0 {
 		return nil
 	}

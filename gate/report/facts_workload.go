@@ -2,7 +2,8 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,11 +132,7 @@ func tokenCounting(r *result.Result) string {
 	if len(perChunk) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(methods))
-	for m := range methods {
-		names = append(names, m)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(methods))
 	s := strings.Join(names, ", ")
 	if approx {
 		s += " (itl_token_ms approximated)"
@@ -154,11 +151,7 @@ func errorTypes(r *result.Result) string {
 	if len(sum) == 0 {
 		return "none"
 	}
-	keys := make([]string, 0, len(sum))
-	for k := range sum {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(sum))
 	var parts []string
 	for _, k := range keys {
 		p := fmt.Sprintf("%s × %d", k, sum[k])

@@ -17,46 +17,32 @@ import (
 // maxFindingNames bounds the workloads and metrics a finding names inline.
 const maxFindingNames = 4
 
-// findingsPart is the markdown of the findings, "" when the comparison
-// carries no explanation or it found nothing to say.
-func findingsPart(d *Data) string {
+// findings writes the findings as markdown (md) or terminal text: the one
+// list both forms show, with the markdown's pointer to the details below;
+// "" when the comparison carries no explanation or it found nothing to say.
+func findings(d *Data, md bool) string {
 	e := d.Comparison.Explanation
 	if e == nil {
 		return ""
 	}
 	var b strings.Builder
 	if len(e.Findings) > 0 {
-		fmt.Fprintf(&b, "\n**Why it regressed** (%s; %.0f %% intervals, details below):\n\n", causeCount(e), 100*e.CILevel)
+		if md {
+			fmt.Fprintf(&b, "\n**Why it regressed** (%s; %.0f %% intervals, details below):\n\n", causeCount(e), 100*e.CILevel)
+		} else {
+			fmt.Fprintf(&b, "Why it regressed (%s; %.0f %% intervals):\n", causeCount(e), 100*e.CILevel)
+		}
 		for _, f := range e.Findings {
-			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), true))
+			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), md))
 		}
 	}
-	if k := kernelsLineIn(d, true); k != "" {
-		fmt.Fprintf(&b, "\n%s\n", k)
-	}
-	return b.String()
-}
-
-// findingsText is the terminal form of the findings, "" without any.
-func findingsText(d *Data) string {
-	e := d.Comparison.Explanation
-	if e == nil {
-		return ""
-	}
-	var b strings.Builder
-	if len(e.Findings) > 0 {
-		fmt.Fprintf(&b, "Why it regressed (%s; %.0f %% intervals):\n", causeCount(e), 100*e.CILevel)
-		for _, f := range e.Findings {
-			fmt.Fprintf(&b, "- %s\n", findingSentence(f, len(e.Workloads), armsOf(d), false))
+	if k := kernelsLineIn(d, md); k != "" {
+		if md {
+			b.WriteString("\n")
 		}
-	}
-	if k := kernelsLineIn(d, false); k != "" {
 		fmt.Fprintf(&b, "%s\n", k)
 	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return b.String() + "\n"
+	return b.String()
 }
 
 // causeCount says how many causes the findings name.

@@ -10,6 +10,13 @@ import (
 	"github.com/perfgate/perfgate/gate/verdict"
 )
 
+// countsLine counts the workloads and gated cells by outcome, the second
+// line of the markdown and the terminal reports alike.
+func countsLine(c *verdict.Comparison) string {
+	return fmt.Sprintf("%d workload(s), %d gated metrics: %d regressed, %d undecided, %d improved, %d passed",
+		len(c.Workloads), c.Family, c.Regressions, c.Inconclusives, c.Improvements, c.Passes)
+}
+
 // headerLine is the line under the headline that says what was compared,
 // as the tools reviewers know do: "base `1a2b3c4` (main, 2 days before
 // this run) → head `def5678` · profile `p` · runner `r` · 5 vs 5 trials".

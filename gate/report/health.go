@@ -2,7 +2,8 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/health"
@@ -93,11 +94,7 @@ func trialsWith(names func(*result.Health) []string) func([]*result.Health, int)
 		if n == 0 {
 			return "–"
 		}
-		var all []string
-		for s := range seen {
-			all = append(all, s)
-		}
-		sort.Strings(all)
+		all := slices.Sorted(maps.Keys(seen))
 		return fmt.Sprintf("%s in %d of %d trials", Escape(strings.Join(all, ", ")), n, trials)
 	}
 }

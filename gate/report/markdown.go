@@ -28,7 +28,7 @@ func Markdown(w io.Writer, d *Data, limit int) error {
 	notes := notesOf(d)
 	parts := []*part{
 		{name: "headline", versions: []string{head}, order: 1000},
-		{name: "findings", versions: []string{findingsPart(d)}, order: 1000},
+		{name: "findings", versions: []string{findings(d, true)}, order: 1000},
 		{name: "list", versions: []string{listPart(d)}, order: 1000},
 		{name: "notes", versions: []string{notesMarkdown(notes, limit <= 0), notesMarkdown(notes, false)}, order: 1000},
 		{name: "a/b design", versions: []string{abPart(d)}, order: 950},
@@ -94,8 +94,7 @@ func headPart(d *Data) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s %s\n\n", outcomeIcon(d.verdictOf()), Escape(Headline(d)))
 	fmt.Fprintf(&b, "%s  \n", headerLine(d, true))
-	fmt.Fprintf(&b, "%d workload(s), %d gated metrics: %d regressed, %d undecided, %d improved, %d passed · family-wise α = %g",
-		len(c.Workloads), c.Family, c.Regressions, c.Inconclusives, c.Improvements, c.Passes, c.Alpha)
+	fmt.Fprintf(&b, "%s · family-wise α = %g", countsLine(c), c.Alpha)
 	if c.Look.Max > 1 {
 		fmt.Fprintf(&b, " over up to %d looks (this is look %d)", c.Look.Max, c.Look.Index)
 	}

@@ -42,8 +42,7 @@ func text(w io.Writer, d *Data) error {
 	}
 	fmt.Fprintf(&b, "%s\n", head)
 	fmt.Fprintf(&b, "%s\n", headerLine(d, false))
-	fmt.Fprintf(&b, "%d workload(s), %d gated metrics: %d regressed, %d undecided, %d improved, %d passed (family-wise alpha %g",
-		len(c.Workloads), c.Family, c.Regressions, c.Inconclusives, c.Improvements, c.Passes, c.Alpha)
+	fmt.Fprintf(&b, "%s (family-wise alpha %g", countsLine(c), c.Alpha)
 	if c.Look.Max > 1 {
 		fmt.Fprintf(&b, ", look %d of %d", c.Look.Index, c.Look.Max)
 	}
@@ -51,8 +50,8 @@ func text(w io.Writer, d *Data) error {
 	if d.RunError != "" {
 		fmt.Fprintf(&b, "\nThe run did not complete: %s. Partial results never pass.\n", plain(d.RunError))
 	}
-	if f := findingsText(d); f != "" {
-		b.WriteString("\n" + strings.TrimSuffix(f, "\n"))
+	if f := findings(d, false); f != "" {
+		b.WriteString("\n" + f)
 	}
 	first := true
 	for _, wl := range c.Workloads {

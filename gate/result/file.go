@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -143,11 +145,7 @@ func (r *Result) Validate() error {
 			return fmt.Errorf("trials[%d]: index %d repeats trials[%d] (block %d)", i, t.Index, prev, t.Block)
 		}
 		seen[k] = i
-		ids := make([]string, 0, len(t.Values))
-		for id := range t.Values {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+		ids := slices.Sorted(maps.Keys(t.Values))
 		for _, id := range ids {
 			v := t.Values[id]
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxValue {

@@ -1,6 +1,9 @@
 package result
 
-import "sort"
+import (
+	"maps"
+	"slices"
+)
 
 // Fingerprint keys (Result.Fingerprint is a flat map of "group.key"
 // facts). The collector writes them, the importer writes the ones vLLM's
@@ -59,19 +62,19 @@ func DiffFingerprints(b, c map[string]string, hardKeys []string) []FingerprintDi
 	for _, k := range hardKeys {
 		hard[k] = true
 	}
-	keys := map[string]bool{}
-	for k := range b {
-		keys[k] = true
-	}
-	for k := range c {
-		keys[k] = true
-	}
 	var out []FingerprintDiff
-	for k := range keys {
+	for _, k := range keyUnion(b, c) {
 		if b[k] != c[k] {
 			out = append(out, FingerprintDiff{Key: k, Baseline: b[k], Candidate: c[k], Hard: hard[k]})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// keyUnion is the keys of a and b, sorted, each once.
+func keyUnion(a, b map[string]string) []string {
+	keys := make(map[string]string, len(a)+len(b))
+	maps.Copy(keys, a)
+	maps.Copy(keys, b)
+	return slices.Sorted(maps.Keys(keys))
 }

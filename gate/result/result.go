@@ -197,7 +197,14 @@ type Trial struct {
 	Look int `json:"look,omitempty"`
 	// Block is the 1-based A/B block (Result.AB) the trial ran in; 0 when
 	// the result is not an arm of an A/B experiment.
-	Block     int            `json:"block,omitempty"`
+	Block int `json:"block,omitempty"`
+	// Start is the 1-based server start the trial ran in when the
+	// candidate's trials were spread over several starts of a launched
+	// server (workload trials.restarts); 0 when the result is one session,
+	// as every file written before the key existed is. The verdict counts
+	// the distinct starts as the candidate's sessions, so its
+	// between-session term shrinks as 1/starts.
+	Start     int            `json:"start,omitempty"`
 	DurationS float64        `json:"duration_s"`
 	Completed int            `json:"completed"`
 	Failed    int            `json:"failed"`

@@ -201,15 +201,8 @@ func specDiff(a, b json.RawMessage) string {
 	fa, fb := map[string]string{}, map[string]string{}
 	flatten("", va, fa)
 	flatten("", vb, fb)
-	keys := map[string]bool{}
-	for k := range fa {
-		keys[k] = true
-	}
-	for k := range fb {
-		keys[k] = true
-	}
 	var out []string
-	for k := range keys {
+	for _, k := range keyUnion(fa, fb) {
 		if k == "name" || k == "cell" || k == "description" {
 			continue
 		}

@@ -178,6 +178,15 @@ func (s SLO) Set() bool { return s.TTFTms > 0 || s.TPOTms > 0 || s.E2ELms > 0 }
 type TrialBudget struct {
 	Min int `json:"min"`
 	Max int `json:"max"`
+	// Restarts is the number of server starts Min is spread over when
+	// perfgate launches the server (0 or 1: one session). It is not part
+	// of the workload hash: it changes how the candidate is measured (in K
+	// sessions instead of one), not what is measured (the same requests at
+	// the same load), and each start is recorded on its trials
+	// (Trial.Start), which is what the verdict reads. A baseline recorded
+	// in one session stays comparable with a candidate of K starts, and
+	// the hashes of workloads without the key do not change.
+	Restarts int `json:"restarts,omitempty"`
 }
 
 // GateRule overrides the verdict policy for one metric id in a workload.

@@ -10,9 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -179,11 +180,7 @@ func mergeEnv(base []string, overrides map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	names := make([]string, 0, len(overrides))
-	for k := range overrides {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(overrides))
 	for _, k := range names {
 		out = append(out, k+"="+overrides[k])
 	}

@@ -226,7 +226,8 @@ func (s *Session) Trials() pipeline.Trials {
 // Track makes r one of the session's results, the one it runs now: it is
 // marked when a server failure cuts the session short, and gets its
 // fingerprint when it has none yet. For results a command keeps across
-// sessions (perfgate ab's blocks) or builds itself.
+// sessions (perfgate ab's blocks, the starts of RunStarts) or builds
+// itself. Tracking a result again makes it the one running now.
 func (s *Session) Track(r *result.Result) {
 	if r == nil {
 		return
@@ -236,6 +237,12 @@ func (s *Session) Track(r *result.Result) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for i, m := range s.made {
+		if m == r {
+			s.made = append(s.made[:i], s.made[i+1:]...)
+			break
+		}
+	}
 	s.made = append(s.made, r)
 }
 
@@ -265,6 +272,10 @@ type trials struct {
 	pipeline.Trials
 	s *Session
 }
+
+// Track makes r, a result an earlier start began, the one this start runs
+// now (pipeline.Run's later starts).
+func (t trials) Track(r *result.Result) { t.s.Track(r) }
 
 func (t trials) NewResult(m *workload.Manifest, srv result.Server) *result.Result {
 	r := t.Trials.NewResult(m, srv)

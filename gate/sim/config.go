@@ -13,8 +13,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -208,12 +208,7 @@ var presets = map[string]Config{
 
 // PresetNames lists the preset names in sorted order.
 func PresetNames() []string {
-	names := make([]string, 0, len(presets))
-	for n := range presets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(presets))
 }
 
 // Preset returns the named configuration with the common defaults filled in.
@@ -243,7 +238,7 @@ func (c *Config) Validate() error {
 	positive := map[string]int{"max_model_len": c.MaxModelLen, "max_num_seqs": c.MaxNumSeqs,
 		"max_num_batched_tokens": c.MaxBatchedTokens, "kv_cache_tokens": c.KVCacheTokens,
 		"block_size": c.BlockSize, "stream_interval": c.StreamInterval}
-	for _, k := range sortedKeys(positive) {
+	for _, k := range slices.Sorted(maps.Keys(positive)) {
 		if positive[k] <= 0 {
 			bad(k, "must be positive, got %d", positive[k])
 		}
@@ -262,7 +257,7 @@ func (c *Config) Validate() error {
 		"faults.stream_error_after": float64(c.Faults.StreamErrorAfter), "faults.drop_after": float64(c.Faults.DropAfter),
 		"faults.stall_after": float64(c.Faults.StallAfter), "faults.stall_for": float64(c.Faults.StallFor),
 		"faults.slow_start": float64(c.Faults.SlowStart), "faults.exit_after_requests": float64(c.Faults.ExitAfterRequests)}
-	for _, k := range sortedKeys(nonNeg) {
+	for _, k := range slices.Sorted(maps.Keys(nonNeg)) {
 		if v := nonNeg[k]; v < 0 || v != v {
 			bad(k, "must be >= 0, got %v", v)
 		}
@@ -271,7 +266,7 @@ func (c *Config) Validate() error {
 	rates := map[string]float64{"faults.http_500_rate": f.HTTP500Rate, "faults.http_429_rate": f.HTTP429Rate,
 		"faults.http_503_rate": f.HTTP503Rate, "faults.stream_error_rate": f.StreamErrorRate,
 		"faults.drop_rate": f.DropRate, "faults.stall_rate": f.StallRate}
-	for _, k := range sortedKeys(rates) {
+	for _, k := range slices.Sorted(maps.Keys(rates)) {
 		if v := rates[k]; !(v >= 0 && v <= 1) {
 			bad(k, "must be a fraction in [0,1], got %v", v)
 		}
@@ -280,13 +275,4 @@ func (c *Config) Validate() error {
 		bad("faults.http_*_rate", "the status fault rates add up to %v > 1", s)
 	}
 	return errors.Join(errs...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

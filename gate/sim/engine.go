@@ -58,6 +58,17 @@ func (e *engine) signal() {
 	}
 }
 
+// sleep waits until signal wakes the engine (true: a request, an abort
+// or a config change) or stop ends it (false).
+func (e *engine) sleep() bool {
+	select {
+	case <-e.wake:
+		return true
+	case <-e.quit:
+		return false
+	}
+}
+
 func (e *engine) submit(seqs ...*seq) {
 	e.mu.Lock()
 	e.inbox = append(e.inbox, seqs...)
@@ -156,12 +167,10 @@ func (e *engine) run() {
 		e.publish()
 		if held || e.core.idle() {
 			prevEnd = time.Time{}
-			select {
-			case <-e.wake:
-				continue
-			case <-e.quit:
+			if !e.sleep() {
 				return
 			}
+			continue
 		}
 		cfg := e.cfg()
 		e.met.mu.Lock()
@@ -179,12 +188,10 @@ func (e *engine) run() {
 		if len(b.seqs) == 0 {
 			// Nothing fits; wait for an abort or a config change.
 			prevEnd = time.Time{}
-			select {
-			case <-e.wake:
-				continue
-			case <-e.quit:
+			if !e.sleep() {
 				return
 			}
+			continue
 		}
 		now := e.clk.now()
 		start := maxTime(prevEnd, latest)

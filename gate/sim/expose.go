@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,7 +35,7 @@ func (s *Server) writeMetrics(w io.Writer) error {
 	s.met.mu.Lock()
 	name := "vllm:request_success_total"
 	fmt.Fprintf(&b, "# HELP %s Count of successfully processed requests.\n# TYPE %s counter\n", name, name)
-	for _, r := range sortedKeys(s.met.finishReasons) {
+	for _, r := range slices.Sorted(maps.Keys(s.met.finishReasons)) {
 		fmt.Fprintf(&b, "%s{%s,finished_reason=%q} %d\n", name, lbl, r, s.met.finishReasons[r])
 	}
 	hists := []struct {

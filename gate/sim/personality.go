@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 )
@@ -178,7 +179,7 @@ func (s *Server) routesFor(kind string) map[string]map[string]http.HandlerFunc {
 // method not allowed" since ollama sets HandleMethodNotAllowed).
 func (s *Server) notFound(w http.ResponseWriter, methods map[string]http.HandlerFunc) {
 	if methods != nil {
-		for _, m := range sortedKeys(methods) {
+		for _, m := range slices.Sorted(maps.Keys(methods)) {
 			w.Header().Add("Allow", m)
 		}
 	}

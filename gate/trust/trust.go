@@ -12,7 +12,8 @@ package trust
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,14 +146,7 @@ func Before(in Input, p *verdict.Policy) (*Side, []*result.Result) {
 // gatedOf lists the metrics gated for b's cell, sorted.
 func gatedOf(p *verdict.Policy, b *result.Result) []string {
 	rules, _ := p.Resolve(b.Workload.Spec)
-	var gated []string
-	for id, r := range rules {
-		if r.Gated {
-			gated = append(gated, id)
-		}
-	}
-	sort.Strings(gated)
-	return gated
+	return verdict.GatedIDs(rules)
 }
 
 // recent keeps the sessions promoted less than days before the session
@@ -214,11 +208,7 @@ func baselineNames(bs []*result.Result, chosen map[string]string, mergeBase stri
 		when[sha] = at
 		how[sha] = chosen[b.Workload.Cell]
 	}
-	shas := make([]string, 0, len(byCommit))
-	for sha := range byCommit {
-		shas = append(shas, sha)
-	}
-	sort.Strings(shas)
+	shas := slices.Sorted(maps.Keys(byCommit))
 	var out []string
 	for _, sha := range shas {
 		what := "the newest baseline"

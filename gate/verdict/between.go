@@ -2,7 +2,9 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,7 +19,8 @@ import (
 // for a baseline of m sessions (h the mean of 1/n over them; m = 1, h =
 // 1/nb for one baseline file): the candidate's session brings one σb², the
 // mean of m baseline sessions σb²/m. No number of trials of one session
-// shrinks the σb² terms.
+// shrinks the σb² terms; a candidate over K server starts
+// (trials.restarts) brings σb²/K instead (starts.go).
 
 // DefaultBetween is the between-session coefficient of variation the
 // verdict assumes, taken as exact, for a relative metric when neither
@@ -130,7 +133,7 @@ func poolBetween(cells []*pendingCell, noise []Noise, p *Policy) (defaulted, ass
 		if pooledDF > 0 {
 			pr = varPrior{V: pooled / pooledDF, DF: pooledDF}
 		}
-		source := strings.Join(sortedSet(srcs), ",")
+		source := strings.Join(slices.Sorted(maps.Keys(srcs)), ",")
 		usedDefault, usedAssumed := false, false
 		for _, pc := range g {
 			switch {
@@ -159,15 +162,6 @@ func poolBetween(cells []*pendingCell, noise []Noise, p *Policy) (defaulted, ass
 		}
 	}
 	return defaulted, assumed
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // betweenWarnings are the comparison-level caveats of poolBetween.

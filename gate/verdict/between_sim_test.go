@@ -105,7 +105,7 @@ func TestSimulatedHistoryBaseline(t *testing.T) {
 				wdf += cell.Noise.WithinDF / float64(runs)
 				bdf += cell.Noise.BetweenDF / float64(runs)
 				design = Design{CandidateTrials: simTrials, BaselineTrials: simTrials, BaselineSessions: sessions,
-					Tolerance: cell.Tolerance / 100, Family: cmp.Family, LookAlpha: cmp.LookAlpha, PassAlpha: DefaultPolicy().PassAlpha}
+					Criterion: Criterion{Tolerance: cell.Tolerance / 100, Family: cmp.Family, LookAlpha: cmp.LookAlpha, PassAlpha: DefaultPolicy().PassAlpha}}
 				passChance += cell.PassChance
 				if cell.Outcome == Pass {
 					cellPass++

@@ -173,7 +173,7 @@ func TestDesignMatchesCompare(t *testing.T) {
 		CandidateTrials: 5, BaselineTrials: 5, BaselineSessions: 1,
 		Noise: Prior{WithinVar: cell.Noise.Sigma * cell.Noise.Sigma, WithinDF: cell.Noise.WithinDF,
 			BetweenVar: cell.Noise.Between * cell.Noise.Between, BetweenDF: cell.Noise.BetweenDF},
-		Tolerance: cell.Tolerance / 100, Family: cmp.Family, LookAlpha: cmp.LookAlpha, PassAlpha: p.PassAlpha,
+		Criterion: Criterion{Tolerance: cell.Tolerance / 100, Family: cmp.Family, LookAlpha: cmp.LookAlpha, PassAlpha: p.PassAlpha},
 	}
 	for _, c := range []struct {
 		name      string

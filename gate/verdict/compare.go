@@ -218,15 +218,26 @@ func buildCells(w *Workload, bs []*result.Result, c *result.Result, cr *cellRule
 		var bis [][]int
 		nb := 0
 		for _, b := range bs {
-			v, i := samples(b, id)
-			bvs, bis = append(bvs, v), append(bis, i)
-			nb += len(v)
+			// A baseline recorded over several server starts is that
+			// many sessions (starts.go).
+			vs, is := samplesByStart(b, id)
+			for k := range vs {
+				bvs, bis = append(bvs, vs[k]), append(bis, is[k])
+				nb += len(vs[k])
+			}
 		}
 		if !bIDs[id] {
 			bvs, bis, nb = nil, nil, 0
 		}
 		cv, ci := samples(c, id)
 		pc := newPending(w.Cell, s.Metric, s.Rule, bvs, bis, cv, ci)
+		if st := trialStarts(c); st != nil {
+			pc.cstart = st
+			pc.sumSquares()
+			if k, _ := pc.candShape(); k > 1 {
+				pc.cell.Candidate.Sessions = int(k)
+			}
+		}
 		if nb == 0 || len(cv) == 0 {
 			pc.missing = "candidate"
 			if nb == 0 {

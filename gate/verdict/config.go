@@ -2,7 +2,8 @@ package verdict
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 )
@@ -63,11 +64,7 @@ func FromConfig(c PolicyConfig) (Policy, error) {
 		}
 		byID = next
 	}
-	tolIDs := make([]string, 0, len(c.Tolerances))
-	for id := range c.Tolerances {
-		tolIDs = append(tolIDs, id)
-	}
-	sort.Strings(tolIDs)
+	tolIDs := slices.Sorted(maps.Keys(c.Tolerances))
 	for _, id := range tolIDs {
 		tol := c.Tolerances[id]
 		if _, ok := metrics.Lookup(id); !ok {
@@ -87,7 +84,7 @@ func FromConfig(c PolicyConfig) (Policy, error) {
 		}
 	}
 	p.Rules = p.Rules[:0:0]
-	for _, id := range sortedRuleIDs(byID) {
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		p.Rules = append(p.Rules, byID[id])
 	}
 	if err := p.Validate(); err != nil {

@@ -1,7 +1,9 @@
 package verdict
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,7 +97,7 @@ func sortedRules(rs []Rule) []Rule {
 		byID[r.Metric] = r
 	}
 	out := []Rule{}
-	for _, id := range sortedRuleIDs(byID) {
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		out = append(out, byID[id])
 	}
 	return out

@@ -55,10 +55,14 @@ func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, 
 	if m == 0 {
 		m, h = 1, 1
 	}
+	kc, hc := pc.candShape()
+	if kc == 0 {
+		kc, hc = 1, 1/float64(max(nc, 1))
+	}
 	parts := sePart{
-		cand:      w / float64(nc),
+		cand:      w * hc / kc,
 		base:      w * h / m,
-		between:   pc.between * (1 + 1/m),
+		between:   pc.between * (1/kc + 1/m),
 		withinDF:  wDF,
 		betweenDF: pc.betweenDF,
 	}
@@ -74,7 +78,7 @@ func (pc *pendingCell) test(p *Policy, tq *quantiles) (pWorse, pBetter float64, 
 			c.Warnings = append(c.Warnings, "tested with its own spread only (too few workloads of this metric to fit a noise prior)")
 		}
 	}
-	d := pc.sign * (mean(pc.xc) - pc.baseLevel())
+	d := pc.sign * (pc.candLevel() - pc.baseLevel())
 	t := d / se
 	pWorse, pBetter = tSurvival(t, df), tSurvival(-t, df)
 	q := tq.at(1-p.PassAlpha, df)
@@ -182,7 +186,7 @@ func decide(c *Comparison, cells []*pendingCell, p *Policy) {
 		if mde > pc.tol && cell.Gated {
 			cell.Warnings = append(cell.Warnings, fmt.Sprintf("minimum detectable change %s exceeds the tolerance %s: add trials to detect a regression this small", pc.format(cell.MDE), pc.format(cell.Tolerance)))
 		}
-		w := pc.sign * (mean(pc.xc) - pc.baseLevel())
+		w := pc.sign * (pc.candLevel() - pc.baseLevel())
 		hi := w + q*se
 		significantWorse := cell.Worse >= 0 && cell.PAdjusted <= la
 		significantBetter := cell.Worse < 0 && cell.PAdjusted <= la
@@ -232,7 +236,7 @@ func (pc *pendingCell) limit(w, tH, q float64, p *Policy) {
 		if pc.betweenSource == "default" || pc.betweenSource == "assumed" {
 			ways = append(ways, "`perfgate calibrate` (measure the between-session noise)")
 		}
-		ways = append(ways, "more baseline sessions (a history segment)", "`perfgate ab` (both builds in one session)",
+		ways = append(ways, "more baseline sessions (a history segment)", "`trials.restarts` (the candidate over several starts of a server perfgate launches)", "`perfgate ab` (both builds in one session)",
 			fmt.Sprintf("a tolerance of at least %s (an unchanged build would pass 90 %% of runs)", pc.format(cell.PassTolerance)))
 		cell.Warnings = append(cell.Warnings, fmt.Sprintf("more trials cannot decide this cell: between-session noise (%s per session) alone keeps it undecided; what would decide it: %s",
 			pc.format(pc.scale(math.Sqrt(pc.between))), strings.Join(ways, ", ")))

@@ -50,7 +50,7 @@ func (pc *pendingCell) setDecision(la float64, k int, tq *quantiles) {
 	if pc.nonPositive || pc.missing != "" {
 		return
 	}
-	d := pc.sign * (mean(pc.xc) - pc.baseLevel())
+	d := pc.sign * (pc.candLevel() - pc.baseLevel())
 	pc.cell.Decision = decisionFor(&pc.cell, la, k, d, pc.scale, tq.at)
 }
 

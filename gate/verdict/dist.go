@@ -93,43 +93,21 @@ func betaReg(x, a, b float64) float64 {
 	return 1 - front*betaCF(1-x, b, a)/b
 }
 
-// betaCF evaluates the continued fraction of the incomplete beta function.
+// betaCF evaluates the continued fraction of the incomplete beta function
+// by Lentz's method.
 func betaCF(x, a, b float64) float64 {
-	const (
-		tiny = 1e-300
-		eps  = 1e-15
-	)
+	const eps = 1e-15
 	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
+	if math.Abs(d) < lentzTiny {
+		d = lentzTiny
 	}
 	d = 1 / d
 	h := d
 	for m := 1; m <= 1000; m++ {
 		fm := float64(m)
-		// Even step.
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
+		c, d = lentzStep(fm*(b-fm)*x/((a+2*fm-1)*(a+2*fm)), c, d) // even step
 		h *= d * c
-		// Odd step.
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
+		c, d = lentzStep(-(a+fm)*(a+b+fm)*x/((a+2*fm)*(a+2*fm+1)), c, d) // odd step
 		del := d * c
 		h *= del
 		if math.Abs(del-1) < eps {
@@ -137,6 +115,23 @@ func betaCF(x, a, b float64) float64 {
 		}
 	}
 	return h
+}
+
+// lentzTiny stands in for a zero denominator in Lentz's method.
+const lentzTiny = 1e-300
+
+// lentzStep is one term of Lentz's method: it folds the coefficient num
+// into c and d (d returned as its reciprocal, as the product h needs it).
+func lentzStep(num, c, d float64) (float64, float64) {
+	d = 1 + num*d
+	if math.Abs(d) < lentzTiny {
+		d = lentzTiny
+	}
+	c = 1 + num/c
+	if math.Abs(c) < lentzTiny {
+		c = lentzTiny
+	}
+	return c, 1 / d
 }
 
 // holm returns Holm's step-down adjusted p-values: with the p-values sorted

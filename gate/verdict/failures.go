@@ -1,9 +1,11 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/result"
@@ -76,15 +78,8 @@ func kindText(kinds map[string]int) string {
 	if len(kinds) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(kinds))
-	for k := range kinds {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if kinds[names[i]] != kinds[names[j]] {
-			return kinds[names[i]] > kinds[names[j]]
-		}
-		return names[i] < names[j]
+	names := slices.SortedFunc(maps.Keys(kinds), func(a, b string) int {
+		return cmp.Or(cmp.Compare(kinds[b], kinds[a]), strings.Compare(a, b)) // most first
 	})
 	parts := make([]string, len(names))
 	for i, n := range names {

@@ -18,10 +18,13 @@ type pendingCell struct {
 	// xbs holds the baseline's sessions (one slice of trials each; one
 	// session unless the baseline is a history segment), xc the
 	// candidate's single session. ibs and ic are the trials' indices.
-	xbs      [][]float64
-	xc       []float64
-	ibs      [][]int
-	ic       []int
+	xbs [][]float64
+	xc  []float64
+	ibs [][]int
+	ic  []int
+	// cstart maps a candidate trial's index to its server start (nil: one
+	// session); see starts.go.
+	cstart   map[int]int
 	sessions int // baseline sessions; 1 for an ordinary baseline file
 	// ss and df are the within-session sum of squares and its degrees of
 	// freedom (all sessions of both arms): the cell's sample variance is
@@ -102,7 +105,7 @@ func newPending(workload string, m metrics.Metric, rule Rule, bvs [][]float64, b
 // sumSquares recomputes ss and df from the current values.
 func (pc *pendingCell) sumSquares() {
 	pc.ss, pc.df = 0, 0
-	for _, x := range append(append([][]float64(nil), pc.xbs...), pc.xc) {
+	for _, x := range pc.allSessions() {
 		if len(x) >= 2 {
 			mu := mean(x)
 			for _, v := range x {
@@ -125,7 +128,7 @@ func (pc *pendingCell) ownVar() float64 {
 // farthest from its median (sessions of minOutlierTrials or more only).
 func (pc *pendingCell) trimmedVar() (float64, float64) {
 	var ss, df float64
-	for _, x := range append(append([][]float64(nil), pc.xbs...), pc.xc) {
+	for _, x := range pc.allSessions() {
 		switch {
 		case len(x) >= minOutlierTrials:
 			ss += variance(withoutFarthest(x)) / trimBias(len(x)) * float64(len(x)-2)
@@ -222,18 +225,12 @@ func summariseArm(v []float64, abs bool) Arm {
 	return a
 }
 
-// mean and variance use montanaflynn/stats, whose sums are scaled so that
-// large values (token counts per minute, say) neither overflow nor lose
-// precision; the verdict only adds its conventions for short inputs.
-
-// mean is the arithmetic mean; 0 for no values.
-func mean(x []float64) float64 {
-	m, err := stats.Mean(x)
-	if err != nil {
-		return 0
-	}
-	return m
-}
+// mean is the module's one arithmetic mean (metrics.MeanOf: 0 for no
+// values); variance uses montanaflynn/stats as MeanOf does, whose sums are
+// scaled so that large values (token counts per minute, say) neither
+// overflow nor lose precision; the verdict only adds its conventions for
+// short inputs.
+func mean(x []float64) float64 { return metrics.MeanOf(x) }
 
 // variance is the unbiased sample variance; 0 for fewer than 2 values.
 func variance(x []float64) float64 {

@@ -90,7 +90,15 @@ func (pc *pendingCell) dropOutliers(pr varPrior, p *Policy) {
 			pc.ibs[s] = idx
 		}
 	}
-	pc.xc, pc.ic = drop("candidate", 0, pc.xc, pc.ic)
+	// A candidate over several server starts is screened per start, as
+	// a baseline is per session: a start's offset is not an outlier.
+	var xc []float64
+	var ic []int
+	for _, g := range pc.candGroups() {
+		x, idx := drop("candidate", 0, g.x, g.idx)
+		xc, ic = append(xc, x...), append(ic, idx...)
+	}
+	pc.xc, pc.ic = xc, ic
 	pc.sumSquares()
 }
 

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
@@ -170,7 +171,7 @@ func (p *Policy) Validate() error {
 	check(p.MinCV > 0 && p.MinAbs > 0, "noise floors min_cv and min_abs must be positive")
 	check(p.MinPooledDF >= 1, "min_pooled_df %d: must be at least 1", p.MinPooledDF)
 	check(p.OutlierAlpha >= 0 && p.OutlierAlpha < 0.5, "outlier_alpha %v: must be in [0, 0.5)", p.OutlierAlpha)
-	for _, id := range sortedKeys(p.AssumedBetween) {
+	for _, id := range slices.Sorted(maps.Keys(p.AssumedBetween)) {
 		if _, ok := metrics.Lookup(id); !ok && id != "*" {
 			errs = append(errs, fmt.Errorf("assumed_between: unknown metric %q", id))
 		}
@@ -294,22 +295,15 @@ func (p *Policy) resolve(spec json.RawMessage) (*cellRules, error) {
 	return cr, nil
 }
 
-// sortedKeys returns m's keys sorted.
-func sortedKeys(m map[string]float64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+// GatedIDs lists, sorted, the metric ids that rules (as Resolve returns
+// them) gate.
+func GatedIDs(rules map[string]Rule) []string {
+	var out []string
+	for id, r := range rules {
+		if r.Gated {
+			out = append(out, id)
+		}
 	}
-	sort.Strings(ks)
-	return ks
-}
-
-// sortedRuleIDs returns the metric ids of rules in a stable order.
-func sortedRuleIDs(rules map[string]Rule) []string {
-	ids := make([]string, 0, len(rules))
-	for id := range rules {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+	slices.Sort(out)
+	return out
 }

@@ -3,6 +3,8 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
@@ -94,7 +96,7 @@ func (cr *cellRules) selection(base, cand map[string]bool) Selection {
 	for _, s := range subs {
 		substituted[s.Missing] = true
 	}
-	for _, id := range sortedRuleIDs(rules) {
+	for _, id := range slices.Sorted(maps.Keys(rules)) {
 		if !rules[id].Gated || ids[id] || substituted[id] {
 			continue
 		}

@@ -2,11 +2,14 @@ package vllmbench
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,7 +126,7 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 		backend = "perfgate"
 	}
 	o.add("backend", backend)
-	if ep := firstNonEmpty(fp[result.KeyBenchEndpoint], shape.endpoint); ep != "" {
+	if ep := cmp.Or(fp[result.KeyBenchEndpoint], shape.endpoint); ep != "" {
 		o.add("endpoint_type", ep)
 	}
 	o.add("label", nilIfEmpty(fp[result.KeyBenchLabel]))
@@ -156,7 +159,7 @@ func exportTrial(r *result.Result, t result.Trial, shape loadShape) ([]byte, err
 		o.add("ramp_up_start_rps", r.StartRPS)
 		o.add("ramp_up_end_rps", r.EndRPS)
 	}
-	for _, k := range sortedKeys(fp) {
+	for _, k := range slices.Sorted(maps.Keys(fp)) {
 		if m, ok := strings.CutPrefix(k, result.MetaPrefix); ok && !knownKeys[m] {
 			o.add(m, fp[k])
 		}
@@ -225,29 +228,11 @@ func firstValue(v map[string]float64, id string, fallback float64) float64 {
 	return fallback
 }
 
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
 func nilIfEmpty(s string) any {
 	if s == "" {
 		return nil
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ordered is a JSON object that keeps insertion order, so exported files

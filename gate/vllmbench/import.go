@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/result"
 )
 
@@ -181,7 +183,7 @@ func fingerprint(benches []*Bench, notes *[]string) map[string]string {
 		for k := range first.Meta {
 			keys[k] = true
 		}
-		for _, k := range sortedSet(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			v, ok := b.Meta[k]
 			if old, had := first.Meta[k]; ok != had || old != v {
 				*notes = append(*notes, fmt.Sprintf("%s: metadata %q is %q, %s has %q; the result keeps %s's",
@@ -202,18 +204,7 @@ func trial(i int, b *Bench, gpus int) result.Trial {
 	for k, x := range b.Values {
 		v[k] = x
 	}
-	if x, ok := v["request_throughput"]; ok {
-		v["qpm"] = 60 * x
-	}
-	if x, ok := v["total_token_throughput"]; ok {
-		v["tpm"] = 60 * x
-		if gpus > 0 {
-			v["total_token_throughput_per_gpu"] = x / float64(gpus)
-		}
-	}
-	if x, ok := v["output_throughput"]; ok && gpus > 0 {
-		v["output_throughput_per_gpu"] = x / float64(gpus)
-	}
+	metrics.DeriveRates(v, gpus)
 	total := float64(b.Completed + b.Failed)
 	if total > 0 {
 		v["success_rate"] = float64(b.Completed) / total
@@ -238,13 +229,4 @@ func trial(i int, b *Bench, gpus int) result.Trial {
 		t.ErrorSamples = map[string]string{"vllm_bench": b.FirstError}
 	}
 	return t
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,8 +2,9 @@ package vllmbench
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/perfgate/perfgate/gate/metrics"
@@ -27,11 +28,7 @@ func ParseOffline(name string, data []byte) (map[string]float64, []string, error
 		v[metrics.ID{Base: metrics.OfflineLatencyDist, Stat: metrics.Mean}.String()] = x * 1000
 	}
 	if pct, ok := obj["percentiles"].(map[string]any); ok {
-		keys := make([]string, 0, len(pct))
-		for k := range pct {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(pct))
 		for _, k := range keys {
 			pv, err := strconv.ParseFloat(k, 64)
 			id := metrics.ID{Base: metrics.OfflineLatencyDist, Stat: metrics.Pct(pv)}.String()

@@ -3,8 +3,9 @@ package vllmbench
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -141,11 +142,7 @@ func Parse(name string, data []byte) (*Bench, error) {
 		return nil, fmt.Errorf("%s: no \"duration\" key", name)
 	}
 
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(obj))
 	for _, k := range keys {
 		if knownKeys[k] || latencyKey.MatchString(k) {
 			continue

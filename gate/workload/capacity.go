@@ -46,13 +46,8 @@ func (d *decoder) capacity(n *yaml.Node, keyLine int, f *File) {
 		case "goodput_share":
 			c.GoodputShare = d.share(v, "capacity.goodput_share")
 		case "over":
-			n0 := len(d.errs)
-			switch s := d.str(v, "capacity.over"); {
-			case len(d.errs) > n0:
-			case s == result.OverRate || s == result.OverConcurrency:
+			if s := d.oneOf(v, "capacity.over", result.OverRate, result.OverConcurrency); s != "" {
 				c.Over = s
-			default:
-				d.errorf(v.Line, "capacity.over must be rate or concurrency, got %q", s)
 			}
 		case "max_probes":
 			c.MaxProbes = d.integer(v, "capacity.max_probes", 2, 50)

@@ -65,17 +65,7 @@ func (d *decoder) workloadKind(n *yaml.Node) string {
 		if n.Content[i].Value != "kind" {
 			continue
 		}
-		v := n.Content[i+1]
-		n0 := len(d.errs)
-		s := d.str(v, "kind")
-		if len(d.errs) > n0 {
-			return ""
-		}
-		if s != KindServing && s != KindCommand && s != KindCapacity {
-			d.errorf(v.Line, "kind must be serving, capacity or command, got %q", s)
-			return ""
-		}
-		return s
+		return d.oneOf(n.Content[i+1], "kind", KindServing, KindCapacity, KindCommand)
 	}
 	return KindServing
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,8 +70,22 @@ func (d *decoder) mapping(n *yaml.Node, what string, allowed ...string) []field 
 	if !d.isMapping(n, what) {
 		return nil
 	}
-	seen := map[string]int{}
 	var out []field
+	d.pairs(n, what, func(k, v *yaml.Node) {
+		if !slices.Contains(allowed, k.Value) {
+			d.errorf(k.Line, "%s: unknown key %q (allowed: %s)", what, k.Value, strings.Join(allowed, ", "))
+			return
+		}
+		out = append(out, field{key: k.Value, line: k.Line, value: v})
+	})
+	return out
+}
+
+// pairs calls f with each key and value of mapping node n whose key is a
+// plain string met for the first time, reporting the others; what names
+// the mapping in messages.
+func (d *decoder) pairs(n *yaml.Node, what string, f func(k, v *yaml.Node)) {
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
@@ -82,22 +97,8 @@ func (d *decoder) mapping(n *yaml.Node, what string, allowed ...string) []field 
 			continue
 		}
 		seen[k.Value] = k.Line
-		if !contains(allowed, k.Value) {
-			d.errorf(k.Line, "%s: unknown key %q (allowed: %s)", what, k.Value, strings.Join(allowed, ", "))
-			continue
-		}
-		out = append(out, field{key: k.Value, line: k.Line, value: v})
+		f(k, v)
 	}
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // describe names a node's type for "must be X, got Y" messages.
@@ -140,6 +141,22 @@ func (d *decoder) str(n *yaml.Node, key string) string {
 		return ""
 	}
 	return n.Value
+}
+
+// oneOf decodes a string that must be one of allowed: "" with an error
+// naming them ("api must be completions or chat, got \"x\"") otherwise.
+func (d *decoder) oneOf(n *yaml.Node, key string, allowed ...string) string {
+	n0 := len(d.errs)
+	s := d.str(n, key)
+	if len(d.errs) > n0 {
+		return ""
+	}
+	if !slices.Contains(allowed, s) {
+		list := strings.Join(allowed[:len(allowed)-1], ", ") + " or " + allowed[len(allowed)-1]
+		d.errorf(n.Line, "%s must be %s, got %q", key, list, s)
+		return ""
+	}
+	return s
 }
 
 // text decodes any non-null scalar as its literal text: a name, path or

@@ -58,7 +58,7 @@ func (f *File) readDataset() (items []item, missing bool, errs []*Error) {
 	if st.IsDir() {
 		return nil, false, fail(f.lines.path, "dataset file %s is a directory", ds.Path)
 	}
-	sum, err := fileSHA256(path)
+	sum, err := FileSHA256(path)
 	if err != nil {
 		return nil, false, fail(f.lines.path, "dataset file: %v", err)
 	}
@@ -95,7 +95,9 @@ func (f *File) readDataset() (items []item, missing bool, errs []*Error) {
 	return all[:n:n], false, warnings
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hash a workload records for a dataset file (hex
+// SHA-256 of its bytes), so a changed file makes a different cell.
+func FileSHA256(path string) (string, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return "", err

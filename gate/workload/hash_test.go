@@ -52,6 +52,7 @@ func TestHashCoverage(t *testing.T) {
 		{"warnings", func(m *Manifest) { m.Warnings = []string{"x"} }, false},
 		{"trace note", func(m *Manifest) { m.Trace = "t.jsonl" }, false},
 		{"trials", func(m *Manifest) { m.Trials.Max = 20 }, false},
+		{"trials.restarts (how the candidate is measured, not what)", func(m *Manifest) { m.Trials.Restarts = 4 }, false},
 		{"gate", func(m *Manifest) { m.Gate = []GateRule{{Metric: "ttft_ms.p99", Tolerance: 0.1}} }, false},
 		{"timeout", func(m *Manifest) { m.Timeout = time.Hour }, false},
 		{"gpus", func(m *Manifest) { m.GPUs = 8 }, false},

@@ -153,13 +153,8 @@ func (d *decoder) workload(n *yaml.Node) *File {
 		case "description":
 			f.Description = d.text(v, "description")
 		case "api":
-			n0 := len(d.errs)
-			switch s := d.str(v, "api"); {
-			case len(d.errs) > n0:
-			case s == string(Completions) || s == string(Chat):
+			if s := d.oneOf(v, "api", string(Completions), string(Chat)); s != "" {
 				f.API = API(s)
-			default:
-				d.errorf(v.Line, "api must be completions or chat, got %q", s)
 			}
 		case "model":
 			f.Model = d.text(v, "model")
@@ -329,8 +324,10 @@ func (d *decoder) sampling(n *yaml.Node, f *File) {
 
 func (d *decoder) trials(n *yaml.Node, t *TrialBudget) {
 	haveMax := false
-	for _, fl := range d.mapping(n, "trials", "min", "max") {
+	for _, fl := range d.mapping(n, "trials", "min", "max", "restarts") {
 		switch fl.key {
+		case "restarts":
+			t.Restarts = d.integer(fl.value, "trials.restarts", 1, 100)
 		case "min":
 			t.Min = d.integer(fl.value, "trials.min", 1, 1000)
 		case "max":
@@ -343,6 +340,9 @@ func (d *decoder) trials(n *yaml.Node, t *TrialBudget) {
 	}
 	if t.Max < t.Min && t.Max > 0 {
 		d.errorf(n.Line, "trials: max (%d) must be >= min (%d)", t.Max, t.Min)
+	}
+	if t.Restarts > t.Min {
+		d.errorf(n.Line, "trials: restarts (%d) must be <= min (%d): every server start needs a trial", t.Restarts, t.Min)
 	}
 }
 

@@ -3,6 +3,7 @@ package workload
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/perfgate/perfgate/gate/metrics"
@@ -85,7 +86,7 @@ func (d *decoder) dataset(n *yaml.Node, keyLine int, f *File) {
 		return
 	}
 	for _, fl := range fields {
-		if fl.key != "kind" && fl.key != "seed" && !contains(allowed, fl.key) {
+		if fl.key != "kind" && fl.key != "seed" && !slices.Contains(allowed, fl.key) {
 			d.errorf(fl.line, "dataset: %s does not apply to kind %s", fl.key, ds.Kind)
 		}
 	}

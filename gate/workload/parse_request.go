@@ -96,20 +96,7 @@ func (d *decoder) jsonValue(n *yaml.Node, path string, depth int) any {
 	switch n.Kind {
 	case yaml.MappingNode:
 		out := map[string]any{}
-		lines := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
-				d.errorf(k.Line, "%s: keys must be plain strings", path)
-				continue
-			}
-			if prev, dup := lines[k.Value]; dup {
-				d.errorf(k.Line, "%s: duplicate key %q (first at line %d)", path, k.Value, prev)
-				continue
-			}
-			lines[k.Value] = k.Line
-			out[k.Value] = d.jsonValue(v, path+"."+k.Value, depth+1)
-		}
+		d.pairs(n, path, func(k, v *yaml.Node) { out[k.Value] = d.jsonValue(v, path+"."+k.Value, depth+1) })
 		return out
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -150,11 +151,7 @@ func writeCommandPlan(w io.Writer, m *Manifest) {
 	fmt.Fprintf(w, "source\t%s\n", m.Source)
 	fmt.Fprintf(w, "kind\tcommand (one run per trial, no requests)\n")
 	fmt.Fprintf(w, "argv\t%q\n", m.Command.Argv)
-	names := make([]string, 0, len(m.Command.Env))
-	for k := range m.Command.Env {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m.Command.Env))
 	for _, k := range names {
 		fmt.Fprintf(w, "env\t%s=%s\n", k, m.Command.Env[k])
 	}
