@@ -15,7 +15,7 @@ build: ## build bin/perfgate
 test: lint unit conformance actionlint act-selftest render-test e2e-ollama ## everything CI runs
 
 unit: ## the race-enabled Go test suite
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 # The simulator against the official OpenAI Go client. A module of its own
 # (gate/sim/conformance/go.mod), so vet and the race build of the main

@@ -13,14 +13,14 @@ import (
 )
 
 // TestDemoCatchesDecodeSlowdown runs the demo with its default slowdown on
-// two small decode-bound workloads (testdata) against the simulator with
+// two small decode-bound workloads (testdata/decode) against the simulator with
 // 5 ms steps, which stay steady on a loaded 2-core machine, and checks
 // that it reports a regression in a decode metric and writes the comment.
 func TestDemoCatchesDecodeSlowdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator")
 	}
-	ms, err := workload.LoadPaths([]string{"testdata"})
+	ms, err := workload.LoadPaths([]string{"testdata/decode"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestDemoProfiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator")
 	}
-	ms, err := workload.LoadPaths([]string{"testdata"})
+	ms, err := workload.LoadPaths([]string{"testdata/profile"})
 	if err != nil {
 		t.Fatal(err)
 	}

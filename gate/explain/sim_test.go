@@ -113,13 +113,19 @@ func byCell(rs []*result.Result) map[string]*result.Result {
 	return out
 }
 
+// TestSimDecodeSlowdownIsOneDecodeFinding: a slowdown of decode alone reads
+// as one decode finding over every regressed workload. Decode is made half
+// again as slow (x1.5, ~45 % on TPOT): at the demo's x1.15 a loaded 2-core
+// machine's timer overshoot (about 1 ms on 5 ms steps) can leave one
+// workload's decode phase undecided while noise moves its prefill, which
+// says nothing about the attribution this test is for.
 func TestSimDecodeSlowdownIsOneDecodeFinding(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator")
 	}
 	base := slowSim(t)
 	cand := base
-	cand.DecodeScale = 1.15
+	cand.DecodeScale = 1.5
 	cmp := compareArms(t, base, cand, "testdata/decode")
 	e := cmp.Explanation
 	if e == nil {

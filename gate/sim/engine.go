@@ -25,11 +25,13 @@ type engine struct {
 	core *core
 	cfg  func() *Config
 	met  *metricsState
+	clk  *clock
 
 	mu         sync.Mutex
 	inbox      []*seq
 	aborts     []*seq
 	resetCache bool
+	held       bool // see hold
 
 	wake chan struct{}
 	quit chan struct{}
@@ -42,8 +44,8 @@ type engine struct {
 	slips   atomic.Int64  // schedules dropped after falling maxLag behind
 }
 
-func newEngine(c *core, cfg func() *Config, met *metricsState) *engine {
-	e := &engine{core: c, cfg: cfg, met: met, wake: make(chan struct{}, 1),
+func newEngine(c *core, cfg func() *Config, met *metricsState, clk *clock) *engine {
+	e := &engine{core: c, cfg: cfg, met: met, clk: clk, wake: make(chan struct{}, 1),
 		quit: make(chan struct{}), done: make(chan struct{})}
 	go e.run()
 	return e
@@ -93,6 +95,25 @@ func (e *engine) resetPrefixCache() {
 	e.signal()
 }
 
+// hold pauses the engine before its next step, leaving submitted sequences
+// in the inbox (on), or lets it go on (off). A test on virtual time holds the engine while it
+// sends concurrent requests, so they all arrive at the same virtual instant
+// and queue behind each other as they would on a server that is slower than
+// its clients, whatever order and pace the machine gave their goroutines.
+func (e *engine) hold(on bool) {
+	e.mu.Lock()
+	e.held = on
+	e.mu.Unlock()
+	e.signal()
+}
+
+// submitted is how many sequences wait in the inbox for the engine.
+func (e *engine) submitted() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.inbox)
+}
+
 // stop ends the engine goroutine and waits for it.
 func (e *engine) stop() {
 	e.once.Do(func() { close(e.quit) })
@@ -102,8 +123,12 @@ func (e *engine) stop() {
 // drain moves submitted and aborted sequences into the core. It returns the
 // latest arrival among the new sequences, so a step never starts before a
 // request it serves arrived.
-func (e *engine) drain() (latest time.Time) {
+func (e *engine) drain() (latest time.Time, held bool) {
 	e.mu.Lock()
+	if e.held {
+		e.mu.Unlock()
+		return latest, true
+	}
 	inbox, aborts, reset := e.inbox, e.aborts, e.resetCache
 	e.inbox, e.aborts, e.resetCache = nil, nil, false
 	e.mu.Unlock()
@@ -116,13 +141,13 @@ func (e *engine) drain() (latest time.Time) {
 	for _, s := range aborts {
 		if !s.finished {
 			e.core.abort(s)
-			e.met.aborted(s, time.Now())
+			e.met.aborted(s, e.clk.now())
 		}
 	}
 	if reset {
 		e.core.cache.reset()
 	}
-	return latest
+	return latest, false
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -138,9 +163,9 @@ func (e *engine) run() {
 	timer.Stop()
 	var prevEnd time.Time
 	for {
-		latest := e.drain()
+		latest, held := e.drain()
 		e.publish()
-		if e.core.idle() {
+		if held || e.core.idle() {
 			prevEnd = time.Time{}
 			if !e.sleep() {
 				return
@@ -156,7 +181,7 @@ func (e *engine) run() {
 			// (max_model_len or kv_cache_tokens shrank at run time): end it
 			// like vLLM ends an aborted request, then schedule again.
 			e.met.mu.Lock()
-			e.core.reject(time.Now())
+			e.core.reject(e.clk.now())
 			e.met.mu.Unlock()
 			continue
 		}
@@ -168,7 +193,7 @@ func (e *engine) run() {
 			}
 			continue
 		}
-		now := time.Now()
+		now := e.clk.now()
 		start := maxTime(prevEnd, latest)
 		if start.IsZero() || now.Sub(start) > maxLag {
 			if !start.IsZero() {
@@ -177,7 +202,9 @@ func (e *engine) run() {
 			start = now
 		}
 		end := start.Add(e.core.cost(cfg, &b, start))
-		if wait := time.Until(end); wait > 0 {
+		if e.clk.virtual {
+			e.clk.advance(end)
+		} else if wait := time.Until(end); wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-timer.C:
@@ -187,8 +214,9 @@ func (e *engine) run() {
 			}
 		}
 		// Tokens are stamped with the real time they are handed over, which
-		// is what a client can observe; the schedule continues from end.
-		at := time.Now()
+		// is what a client can observe; the schedule continues from end. (On
+		// virtual time that is end itself.)
+		at := e.clk.now()
 		e.met.mu.Lock()
 		e.core.complete(cfg, &b, at)
 		e.met.mu.Unlock()

@@ -227,7 +227,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, chat bool, p *
 		// As in vLLM and SGLang; ollama has no continuous usage.
 		j.continuous = j.usage && p.StreamOptions.ContinuousUsageStats && !ollama
 	}
-	arrival := time.Now()
+	arrival := s.clk.now()
 	salt := ""
 	if p.CacheSalt != nil {
 		salt = *p.CacheSalt

@@ -23,6 +23,16 @@ type Options struct {
 	// profile's Chrome trace named name is written. `perfgate sim
 	// --profile-dir` creates files there; tests keep them in memory.
 	Profiles func(name string) (io.WriteCloser, error)
+	// VirtualTime runs the engine on a virtual clock: a step's cost
+	// advances the clock at once instead of being slept, and every
+	// server-side timestamp (Records, the latency histograms of /metrics
+	// and Stats) is read from that clock, starting at a fixed instant. The
+	// model's times are then exact and no load on the machine can blur
+	// them, which is what tests of the model want. Clients get their tokens
+	// as fast as the machine computes them, so a client-side measurement
+	// of such a server measures the machine, not the model. The
+	// first-token delay and the slow-start fault stay on real time.
+	VirtualTime bool
 }
 
 // Server is the simulated vLLM server. It is an http.Handler; Close stops
@@ -31,7 +41,8 @@ type Server struct {
 	cfg      atomic.Pointer[Config]
 	updateMu sync.Mutex
 	opts     Options
-	born     time.Time
+	born     time.Time // real time, for slow start and /v1/models
+	clk      *clock
 	eng      *engine
 	met      *metricsState
 	routes   map[string]map[string]http.HandlerFunc
@@ -63,16 +74,16 @@ func NewServer(cfg Config, opts Options) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid simulator config: %w", err)
 	}
-	s := &Server{opts: opts, born: time.Now(), met: newMetricsState()}
+	s := &Server{opts: opts, born: time.Now(), clk: newClock(opts.VirtualTime), met: newMetricsState()}
 	c := cfg
 	s.cfg.Store(&c)
 	s.faultSeed = cfg.Seed
 	s.faultRand = newRand(cfg.Seed, 2)
-	core := newCore(cfg.Seed, s.born, s.met)
+	core := newCore(cfg.Seed, s.clk.now(), s.met)
 	core.received = s.received.Load
 	core.session = startSession(cfg)
 	s.session = core.session
-	s.eng = newEngine(core, s.cfg.Load, s.met)
+	s.eng = newEngine(core, s.cfg.Load, s.met, s.clk)
 	s.persona = canonEngine(cfg.Engine)
 	s.routes = s.routesFor(s.persona)
 	return s, nil
