@@ -54,14 +54,9 @@ func newServeTestServer(t *testing.T, key string, delay time.Duration, noMetrics
 	return st
 }
 
-// serveGate runs perfgate gate with 2 trials of decode-a and no baselines
-// (exit 2, results written) and returns the result.
-func serveGate(t *testing.T, url string, extra ...string) (*result.Result, string) {
-	t.Helper()
-	return serveGateIn(t, nil, url, extra...)
-}
-
-// serveGateIn is serveGate in the environment env (testEnviron).
+// serveGateIn runs perfgate gate in the environment env (testEnviron)
+// with 2 trials of decode-a and no baselines (exit 2, results written)
+// and returns the result.
 func serveGateIn(t *testing.T, env []string, url string, extra ...string) (*result.Result, string) {
 	t.Helper()
 	out := t.TempDir()
