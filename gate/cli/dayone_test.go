@@ -71,6 +71,12 @@ func TestDayOneRates(t *testing.T) {
 	cfg, _ := os.ReadFile(cfgPath)
 	t.Logf("perfgate.yaml:\n%s", cfg)
 
+	// The measurement runs the stored check (`perfgate gate`); an A/B PR
+	// check would be measured by `perfgate ab` against a merge-base build,
+	// which this does not do.
+	if pr, _ := os.ReadFile(filepath.Join(dir, ".github", "workflows", "perfgate-pr.yml")); strings.Contains(string(pr), "mode: ab") {
+		t.Fatalf("init chose an A/B PR check, which this measurement does not run: rerun with a smaller --max-gpu")
+	}
 	simStartup := measureStartup(t, sim)
 	type tally struct {
 		runs, pass, named int

@@ -82,7 +82,7 @@ tolerances calibration shows decidable. It never overwrites a file without
 	f.IntVar(&o.rules.BlockTrials, "block-trials", o.rules.BlockTrials, "trials per block of an A/B PR check")
 	f.IntVar(&o.rules.MaxBlocks, "max-blocks", o.rules.MaxBlocks, "most blocks of an A/B PR check")
 	f.IntVar(&o.rules.MaxRestarts, "max-restarts", o.rules.MaxRestarts, "most server starts per arm of a restarted stored PR check (trials.restarts; below 2: none)")
-	f.DurationVar(&o.maxGPU, "max-gpu", 0, "most GPU time one PR check may take (0: no bound)")
+	f.DurationVar(&o.maxGPU, "max-gpu", bootstrap.DefaultRules().MaxGPU, "most GPU time one PR check may take, start-ups priced at --startup (0: no bound)")
 	f.DurationVar(&o.startup, "startup", 0, "a server start-up's time for the GPU-time figures (0: as measured by the calibration)")
 	f.DurationVar(&o.readyTimeout, "ready-timeout", 0, "how long to wait for each start to become ready (default 10m)")
 	f.Float64Var(&o.dispatchLagMs, "max-dispatch-lag-ms", 0, "passed to calibrate and run: a trial whose dispatch lag p99 exceeds this is invalid (0: their default)")
