@@ -146,10 +146,20 @@ func (pc *pendingCell) trimmedVar() (float64, float64) {
 
 // baseLevel is the baseline's level on the test scale: the mean of its
 // sessions' means.
-func (pc *pendingCell) baseLevel() float64 {
+func (pc *pendingCell) baseLevel() float64 { return levelOf(pc.xbs) }
+
+// baseShape returns the baseline's number of sessions with trials, m, and
+// h, the mean of 1/n over them: the baseline level's within-session
+// variance is σw²·h/m, and its between-session variance σb²/m.
+func (pc *pendingCell) baseShape() (m, h float64) { return shapeOf(pc.xbs) }
+
+// levelOf is the mean of the sessions' means, sessions without trials
+// left out: each session weighs alike, as the between-session term
+// assumes (σb²/sessions), however many trials it ran.
+func levelOf(sessions [][]float64) float64 {
 	var s float64
 	n := 0
-	for _, x := range pc.xbs {
+	for _, x := range sessions {
 		if len(x) > 0 {
 			s += mean(x)
 			n++
@@ -161,20 +171,19 @@ func (pc *pendingCell) baseLevel() float64 {
 	return s / float64(n)
 }
 
-// baseShape returns the baseline's number of sessions with trials, m, and
-// h, the mean of 1/n over them: the baseline level's within-session
-// variance is σw²·h/m, and its between-session variance σb²/m.
-func (pc *pendingCell) baseShape() (m, h float64) {
-	for _, x := range pc.xbs {
+// shapeOf returns the number of sessions with trials, k, and the mean of
+// 1/n over them: a level's within-session variance is σw²·h/k.
+func shapeOf(sessions [][]float64) (k, h float64) {
+	for _, x := range sessions {
 		if len(x) > 0 {
-			m++
+			k++
 			h += 1 / float64(len(x))
 		}
 	}
-	if m > 0 {
-		h /= m
+	if k > 0 {
+		h /= k
 	}
-	return m, h
+	return k, h
 }
 
 // nb is the baseline's trial count.

@@ -74,35 +74,11 @@ func (pc *pendingCell) candSessions() [][]float64 {
 // hc, the mean of 1/n over them: its level's within-session variance is
 // σw²·hc/k and its between-session variance σb²/k. One session of n
 // trials gives k = 1, hc = 1/n.
-func (pc *pendingCell) candShape() (k, hc float64) {
-	for _, x := range pc.candSessions() {
-		if len(x) > 0 {
-			k++
-			hc += 1 / float64(len(x))
-		}
-	}
-	if k > 0 {
-		hc /= k
-	}
-	return k, hc
-}
+func (pc *pendingCell) candShape() (k, hc float64) { return shapeOf(pc.candSessions()) }
 
 // candLevel is the candidate's level on the test scale: the mean of its
 // starts' means (the mean of its trials for one session).
-func (pc *pendingCell) candLevel() float64 {
-	var s float64
-	n := 0
-	for _, x := range pc.candSessions() {
-		if len(x) > 0 {
-			s += mean(x)
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return s / float64(n)
-}
+func (pc *pendingCell) candLevel() float64 { return levelOf(pc.candSessions()) }
 
 // allSessions is every session of both arms: the baseline's, then the
 // candidate's starts.
