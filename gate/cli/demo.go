@@ -50,7 +50,7 @@ when it did not.`,
 			}
 			mode, err := trace.ParseMode(profile)
 			if err != nil {
-				return exitf(ExitInvalid, "--%w", err)
+				return exitf(ExitInvalid, "--profiling: %w", err)
 			}
 			if dir == "" {
 				if dir, err = os.MkdirTemp("", "perfgate-demo-"); err != nil {
@@ -72,7 +72,11 @@ when it did not.`,
 	f.StringVar(&dir, "out", "", "directory for results and reports (default: a new temporary directory)")
 	f.Float64Var(&scale, "decode-scale", 1.15, "decode cost multiplier of the candidate (1 = unchanged)")
 	f.IntVar(&trials, "trials", 0, "trials per workload and arm (default: each workload's trials.min)")
-	f.StringVar(&profile, "profile", "never", "profile one trial of the worst regressed workload on each arm and list the kernels whose time per step moved: on-regression, always or never")
+	f.StringVar(&profile, "profiling", "never", "profile one trial of the worst regressed workload on each arm and list the kernels whose time per step moved: on-regression, always or never (as gate, ab and run)")
+	// --profile was the flag's first name; gate's --profile names the
+	// baseline profile, so the demo says profiling like every command.
+	f.StringVar(&profile, "profile", "never", "")
+	_ = f.MarkDeprecated("profile", "use --profiling")
 	return cmd
 }
 

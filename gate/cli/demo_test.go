@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/workload"
@@ -25,6 +26,18 @@ func TestDemoEmbeddedMatchesDisk(t *testing.T) {
 	for i := range disk {
 		if emb[i].Cell != disk[i].Cell || emb[i].Hash != disk[i].Hash {
 			t.Errorf("cell %d: embedded %s %s, disk %s %s", i, emb[i].Cell, emb[i].Hash, disk[i].Cell, disk[i].Hash)
+		}
+	}
+}
+
+// The demo's profiling flag is named as gate's, ab's and run's; the old
+// --profile still parses (deprecated) and a bad value names the flag.
+func TestDemoProfilingFlag(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"--profiling", "--profile"} {
+		code, _, stderr := runCLI("demo", flag, "sometimes")
+		if code != ExitInvalid || !strings.Contains(stderr, `--profiling: profile "sometimes": want on-regression, always or never`) {
+			t.Errorf("demo %s sometimes: exit %d, stderr %q", flag, code, stderr)
 		}
 	}
 }
