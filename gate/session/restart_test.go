@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/perfgate/perfgate/gate/sim"
 )
 
 // TestRunStartsRestarts: three starts of a launched server, each its own
@@ -65,14 +62,9 @@ func TestRunStartsRestarts(t *testing.T) {
 // error says what would (a launched server).
 func TestRunStartsAttached(t *testing.T) {
 	t.Parallel()
-	cfg, err := sim.Preset("fast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim.New(cfg))
-	defer srv.Close()
+	srv := attachedSim(t)
 	environ, lookup := env()
-	err = RunStarts(context.Background(), Options{URL: srv.URL, ReadyTimeout: 10 * time.Second, LookupEnv: lookup, Environ: environ},
+	err := RunStarts(context.Background(), Options{URL: srv.URL, ReadyTimeout: 10 * time.Second, LookupEnv: lookup, Environ: environ},
 		func(ctx context.Context, s *Session, restart Restart) error {
 			_, _, err := restart()
 			return err

@@ -83,21 +83,29 @@ func env(extra ...string) ([]string, func(string) (string, bool)) {
 	}
 }
 
-// TestAttach: a session against a server already up runs a cell to the
-// end: a complete result with its trials, the /metrics deltas of the
-// scrape hook, and the environment fingerprint.
-func TestAttach(t *testing.T) {
-	t.Parallel()
+// attachedSim is a fast-preset simulator already up, for sessions that
+// attach by URL; it closes with the test.
+func attachedSim(t *testing.T) *httptest.Server {
+	t.Helper()
 	cfg, err := sim.Preset("fast")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(sim.New(cfg))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestAttach: a session against a server already up runs a cell to the
+// end: a complete result with its trials, the /metrics deltas of the
+// scrape hook, and the environment fingerprint.
+func TestAttach(t *testing.T) {
+	t.Parallel()
+	srv := attachedSim(t)
 	environ, lookup := env()
 	var stderr bytes.Buffer
 	var res *result.Result
-	err = Run(context.Background(), Options{URL: srv.URL, ReadyTimeout: 10 * time.Second, LookupEnv: lookup, Environ: environ, Err: &stderr},
+	err := Run(context.Background(), Options{URL: srv.URL, ReadyTimeout: 10 * time.Second, LookupEnv: lookup, Environ: environ, Err: &stderr},
 		func(ctx context.Context, s *Session) error {
 			if s.URL != srv.URL || s.Runner == nil {
 				t.Errorf("session URL %q, runner %v", s.URL, s.Runner)
