@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
@@ -20,14 +18,7 @@ import (
 // whatever the partial comparison says.
 func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *pipeline.Outcome, artifact string) error {
 	dir := p.cfg.Output
-	paths := gatePaths{
-		dir:        dir,
-		results:    filepath.Join(dir, "{a,b}"),
-		comparison: filepath.Join(dir, "comparison.json"),
-		report:     filepath.Join(dir, "report.md"),
-		comment:    filepath.Join(dir, "comment.md"),
-		text:       filepath.Join(dir, "report.txt"),
-	}
+	paths := newGatePaths(dir, filepath.Join(dir, "{a,b}"))
 	d := &report.Data{
 		Comparison: out.Comparison, Profile: p.cfg.Profile,
 		Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
@@ -55,47 +46,12 @@ func abFinish(ctx context.Context, s *Streams, p *abPlan, x *abExperiment, out *
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
 	paths.data = d
-	explain.Attach(out.Comparison, d.Baselines, d.Candidates)
-	attachKernels(out.Comparison, x.kernels)
-	var cmpJSON, full, comment, text bytes.Buffer
-	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
-		return err
-	}
-	if err := report.Markdown(&full, d, 0); err != nil {
-		return err
-	}
-	if err := report.Markdown(&comment, d, report.CommentLimit); err != nil {
-		return err
-	}
-	if err := report.Text(&text, d); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{paths.comparison, cmpJSON.Bytes()}, {paths.report, full.Bytes()}, {paths.comment, comment.Bytes()}, {paths.text, text.Bytes()}} {
-		if err := result.WriteFileAtomic(f.path, f.data); err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
-		}
-	}
-	s.Out.Write(text.Bytes())
-	fmt.Fprintf(s.Out, "\nwrote %s and %s (results), %s, %s and %s\n",
+	paths.kernels = x.kernels
+	wrote := fmt.Sprintf("%s and %s (results), %s, %s and %s",
 		filepath.Join(dir, "a"), filepath.Join(dir, "b"), paths.comparison, paths.report, paths.comment)
-
-	code, msg := gateExit(out, p.cfg.GitHub.FailOnInconclusive)
-	if err := gatePublish(ctx, s, p.cfg, out, paths, code, comment.String()); err != nil {
-		fmt.Fprintf(s.Err, "perfgate: warning: publishing to GitHub: %v\n", err)
-	}
-	if code == ExitPass {
-		if msg != "" {
-			fmt.Fprintf(s.Err, "perfgate: warning: %s\n", strings.Replace(msg, "within the trial budget", "within the blocks run", 1))
-		}
-		return nil
-	}
-	if msg == "" {
-		return &ExitError{Code: code}
-	}
-	return exitf(code, "%s", msg)
+	return finishVerdict(ctx, s, p.cfg, out, paths, nil, wrote, func(msg string) string {
+		return strings.Replace(msg, "within the trial budget", "within the blocks run", 1)
+	})
 }
 
 // abReported is the experiment's design as the report shows it.

@@ -159,7 +159,7 @@ func runCompare(s *Streams, o compareOptions) error {
 		ResultPaths:   candPaths,
 	}
 	compareAttachHistory(d, o.baseline, s.Err)
-	explain.Attach(c, d.Baselines, d.Candidates)
+	explain.Attach(c, d.Baselines, d.Candidates, nil)
 	if o.out == "" {
 		if err := s.writeDocument(d, func(w io.Writer) error { return compareRender(w, o.format, d) }); err != nil {
 			return err

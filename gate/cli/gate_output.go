@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -23,18 +22,24 @@ type gatePaths struct {
 	kernels *verdict.KernelDiff
 }
 
-// gateReportPaths lays out the output directory and the report's view of
-// it (where each raw result and baseline file is).
-func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome, getenv func(string) string) gatePaths {
-	dir := cfg.Output
-	p := gatePaths{
+// newGatePaths names the files of an output directory; results is where
+// the result files go (what the closing line calls them).
+func newGatePaths(dir, results string) gatePaths {
+	return gatePaths{
 		dir:        dir,
-		results:    filepath.Join(dir, merge.ResultsDir),
+		results:    results,
 		comparison: filepath.Join(dir, "comparison.json"),
 		report:     filepath.Join(dir, "report.md"),
 		comment:    filepath.Join(dir, "comment.md"),
 		text:       filepath.Join(dir, "report.txt"),
 	}
+}
+
+// gateReportPaths lays out the output directory and the report's view of
+// it (where each raw result and baseline file is).
+func gateReportPaths(cfg config.Config, baseDir string, out *pipeline.Outcome, getenv func(string) string) gatePaths {
+	dir := cfg.Output
+	p := newGatePaths(dir, filepath.Join(dir, merge.ResultsDir))
 	d := &report.Data{
 		Comparison: out.Comparison, Profile: cfg.Profile,
 		Candidates: map[string]*result.Result{}, Baselines: map[string]*result.Result{},
@@ -77,51 +82,53 @@ func gateAttachBaselines(d *report.Data, baselines []*result.Result) {
 	}
 }
 
-// gateFinish writes the results, the comparison and the reports, prints
-// the terminal report, and turns the outcome into the exit code.
+// gateFinish writes the results, then the comparison and the reports
+// (finishVerdict).
 func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths) error {
-	// Everything is rendered before anything is written, and a write that
-	// fails (a full disk) is reported after the verdict is printed: the
-	// verdict is known, and losing it with the files helps no one.
 	var writeErrs []error
 	for _, r := range out.Results {
 		if err := s.putResult(p.data.ResultPaths[r.Workload.Cell], r); err != nil {
 			writeErrs = append(writeErrs, fmt.Errorf("writing results: %w", err))
 		}
 	}
-	explain.Attach(out.Comparison, p.data.Baselines, p.data.Candidates)
-	attachKernels(out.Comparison, p.kernels)
-	var cmpJSON, full, comment, text bytes.Buffer
-	if err := report.JSON(&cmpJSON, out.Comparison); err != nil {
-		return err
-	}
-	if err := report.Markdown(&full, p.data, 0); err != nil {
-		return err
-	}
-	if err := report.Markdown(&comment, p.data, report.CommentLimit); err != nil {
-		return err
-	}
-	if err := report.Text(&text, p.data); err != nil {
+	wrote := fmt.Sprintf("%s, %s, %s and %s", p.results, p.comparison, p.report, p.comment)
+	return finishVerdict(ctx, s, cfg, out, p, writeErrs, wrote, nil)
+}
+
+// finishVerdict is how gate and ab end: attach the explanation, write
+// the comparison and the reports, print the terminal report, publish
+// inside GitHub Actions, and turn the outcome into the exit code. wrote
+// names the files for the closing line; passNote, when set, rewords the
+// warning of a pass.
+//
+// Everything is rendered before anything is written, and a write that
+// fails (a full disk) is reported after the verdict is printed: the
+// verdict is known, and losing it with the files helps no one. writeErrs
+// are the caller's own failed writes (the results).
+func finishVerdict(ctx context.Context, s *Streams, cfg config.Config, out *pipeline.Outcome, p gatePaths, writeErrs []error, wrote string, passNote func(string) string) error {
+	explain.Attach(out.Comparison, p.data.Baselines, p.data.Candidates, p.kernels)
+	r, err := report.Render(p.data)
+	if err != nil {
 		return err
 	}
 	for _, f := range []struct {
 		path string
 		data []byte
-	}{{p.comparison, cmpJSON.Bytes()}, {p.report, full.Bytes()}, {p.comment, comment.Bytes()}, {p.text, text.Bytes()}} {
+	}{{p.comparison, r.JSON}, {p.report, r.Full}, {p.comment, r.Comment}, {p.text, r.Text}} {
 		if err := s.putFile(f.path, f.data); err != nil {
 			writeErrs = append(writeErrs, fmt.Errorf("writing %s: %w", f.path, err))
 		}
 	}
-	s.Out.Write(text.Bytes())
+	s.Out.Write(r.Text)
 	if len(writeErrs) == 0 {
-		fmt.Fprintf(s.Out, "\nwrote %s, %s, %s and %s\n", p.results, p.comparison, p.report, p.comment)
+		fmt.Fprintf(s.Out, "\nwrote %s\n", wrote)
 	}
 	for _, err := range writeErrs {
 		fmt.Fprintf(s.Err, "perfgate: error: %v\n", err)
 	}
 
 	code, msg := gateExit(out, cfg.GitHub.FailOnInconclusive)
-	if err := gatePublish(ctx, s, cfg, out, p, code, comment.String()); err != nil {
+	if err := gatePublish(ctx, s, cfg, out, p, code, string(r.Comment)); err != nil {
 		fmt.Fprintf(s.Err, "perfgate: warning: publishing to GitHub: %v\n", err)
 	}
 	if len(writeErrs) > 0 && code == ExitPass {
@@ -129,6 +136,9 @@ func gateFinish(ctx context.Context, s *Streams, cfg config.Config, out *pipelin
 		return exitf(ExitInvalid, "the verdict above is %s, but %d output file(s) could not be written: free space for %s and run the gate again", out.Comparison.Verdict, len(writeErrs), cfg.Output)
 	}
 	if code == ExitPass {
+		if msg != "" && passNote != nil {
+			msg = passNote(msg)
+		}
 		if msg != "" {
 			fmt.Fprintf(s.Err, "perfgate: warning: %s\n", msg)
 		}

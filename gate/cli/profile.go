@@ -261,15 +261,3 @@ func engineOf(rs []*result.Result, cell string) engine.Name {
 	}
 	return engine.OpenAI
 }
-
-// attachKernels puts a profile's kernel section into the comparison's
-// explanation (which explain.Attach has built, or not, from the verdict).
-func attachKernels(c *verdict.Comparison, k *verdict.KernelDiff) {
-	if k == nil || c == nil {
-		return
-	}
-	if c.Explanation == nil {
-		c.Explanation = &verdict.Explanation{Schema: verdict.ExplanationSchema}
-	}
-	c.Explanation.Kernels = k
-}

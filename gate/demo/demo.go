@@ -6,7 +6,6 @@
 package demo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -180,32 +179,17 @@ func render(w io.Writer, o Options, base []*result.Result, out *pipeline.Outcome
 	res := &Outcome{Comparison: out.Comparison, CommentPath: filepath.Join(o.Dir, "comment.md"), ReportPath: filepath.Join(o.Dir, "report.txt"),
 		FullReportPath: filepath.Join(o.Dir, "report.md")}
 	d.FullReport = res.FullReportPath
-	explain.Attach(out.Comparison, d.Baselines, d.Candidates)
-	if o.kernels != nil {
-		if out.Comparison.Explanation == nil {
-			out.Comparison.Explanation = &verdict.Explanation{Schema: verdict.ExplanationSchema}
-		}
-		out.Comparison.Explanation.Kernels = o.kernels
-	}
-	var text, md, full, js bytes.Buffer
-	if err := report.Text(&text, d); err != nil {
+	explain.Attach(out.Comparison, d.Baselines, d.Candidates, o.kernels)
+	r, err := report.Render(d)
+	if err != nil {
 		return nil, err
 	}
-	if err := report.Markdown(&md, d, report.CommentLimit); err != nil {
-		return nil, err
-	}
-	if err := report.Markdown(&full, d, 0); err != nil {
-		return nil, err
-	}
-	if err := report.JSON(&js, out.Comparison); err != nil {
-		return nil, err
-	}
-	for path, data := range map[string][]byte{res.ReportPath: text.Bytes(), res.CommentPath: md.Bytes(), res.FullReportPath: full.Bytes(), filepath.Join(o.Dir, "comparison.json"): js.Bytes()} {
+	for path, data := range map[string][]byte{res.ReportPath: r.Text, res.CommentPath: r.Comment, res.FullReportPath: r.Full, filepath.Join(o.Dir, "comparison.json"): r.JSON} {
 		if err := result.WriteFileAtomic(path, data); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := w.Write(text.Bytes()); err != nil {
+	if _, err := w.Write(r.Text); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -65,11 +65,20 @@ func Explain(c *verdict.Comparison, baselines, candidates map[string]*result.Res
 }
 
 // Attach sets c.Explanation from the result files of both arms (see
-// Explain). It is the one call the commands make before rendering.
-func Attach(c *verdict.Comparison, baselines, candidates map[string]*result.Result) {
-	if c != nil {
-		c.Explanation = Explain(c, baselines, candidates)
+// Explain) and puts a profile's kernel diff into it (nil: no profile ran).
+// It is the one call the commands make before rendering.
+func Attach(c *verdict.Comparison, baselines, candidates map[string]*result.Result, kernels *verdict.KernelDiff) {
+	if c == nil {
+		return
 	}
+	c.Explanation = Explain(c, baselines, candidates)
+	if kernels == nil {
+		return
+	}
+	if c.Explanation == nil {
+		c.Explanation = &verdict.Explanation{Schema: verdict.ExplanationSchema}
+	}
+	c.Explanation.Kernels = kernels
 }
 
 // group makes one finding per carrying phase, over the workloads it

@@ -154,7 +154,7 @@ func TestExplainSplitsAndGroups(t *testing.T) {
 	}
 	// The comparison's JSON carries the explanation and reads back equal.
 	c := regressed("a/tpot_ms.p50")
-	Attach(c, base, cand)
+	Attach(c, base, cand, nil)
 	data, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
@@ -233,4 +233,41 @@ func TestCounterDeltas(t *testing.T) {
 			t.Errorf("flagged on two trials: %+v", d)
 		}
 	}
+}
+
+// TestAttachKernels: a profile's kernel diff reaches the comparison
+// whether or not anything regressed (a passing run's profile still
+// reports its kernels), and no profile leaves a passing comparison
+// without an explanation.
+func TestAttachKernels(t *testing.T) {
+	k := &verdict.KernelDiff{}
+	for _, tc := range []struct {
+		name        string
+		c           *verdict.Comparison
+		kernels     *verdict.KernelDiff
+		explanation bool
+		findings    bool
+	}{
+		{"pass, no profile", regressed(), nil, false, false},
+		{"pass, profile", regressed(), k, true, false},
+		{"regression, profile", regressed("a/tpot_ms.p50"), k, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			Attach(tc.c, map[string]*result.Result{}, map[string]*result.Result{}, tc.kernels)
+			e := tc.c.Explanation
+			if (e != nil) != tc.explanation {
+				t.Fatalf("explanation %+v, want one: %v", e, tc.explanation)
+			}
+			if e == nil {
+				return
+			}
+			if e.Schema != verdict.ExplanationSchema || e.Kernels != tc.kernels {
+				t.Errorf("schema %q, kernels %p; want %q, %p", e.Schema, e.Kernels, verdict.ExplanationSchema, tc.kernels)
+			}
+			if got := len(e.Workloads)+len(e.Warnings) > 0; got != tc.findings {
+				t.Errorf("workloads %v, warnings %v; want an account of the regression: %v", e.Workloads, e.Warnings, tc.findings)
+			}
+		})
+	}
+	Attach(nil, nil, nil, k) // no comparison: nothing to attach to, no panic
 }

@@ -94,7 +94,7 @@ func compareArms(t *testing.T, base, cand sim.Config, dir string) *verdict.Compa
 	if err != nil {
 		t.Fatal(err)
 	}
-	Attach(cmp, byCell(b), byCell(c))
+	Attach(cmp, byCell(b), byCell(c), nil)
 	if cmp.Explanation == nil {
 		for _, cell := range cmp.Cells {
 			if cell.Gated {

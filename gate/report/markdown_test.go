@@ -52,37 +52,26 @@ func firstDiff(got, want string) string {
 
 var scenarios = []string{"regression", "pass", "invalid", "inconclusive", "aa", "saturated"}
 
-func TestMarkdownGolden(t *testing.T) {
+// TestRenderGolden holds every form Render gives against its golden
+// file: the comment and the terminal text of each scenario, and the
+// comparison JSON of the regression.
+func TestRenderGolden(t *testing.T) {
 	for _, name := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			d := loadFixture(t, name)
-			var b bytes.Buffer
-			if err := Markdown(&b, d, CommentLimit); err != nil {
+			r, err := Render(loadFixture(t, name))
+			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".md", b.Bytes())
-		})
-	}
-}
-
-func TestTextGolden(t *testing.T) {
-	for _, name := range scenarios {
-		t.Run(name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := Text(&b, loadFixture(t, name)); err != nil {
-				t.Fatal(err)
+			golden(t, name+".md", r.Comment)
+			golden(t, name+".txt", r.Text)
+			if name == "regression" {
+				golden(t, "regression.comparison.json", r.JSON)
 			}
-			golden(t, name+".txt", b.Bytes())
+			if !bytes.HasPrefix(r.Full, []byte(strings.SplitAfter(string(r.Comment), "\n")[0])) {
+				t.Errorf("the full report and the comment open differently:\n%.200s\n%.200s", r.Full, r.Comment)
+			}
 		})
 	}
-}
-
-func TestJSONGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := JSON(&b, loadFixture(t, "regression").Comparison); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "regression.comparison.json", b.Bytes())
 }
 
 func TestMarkdownFirstLine(t *testing.T) {
