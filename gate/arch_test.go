@@ -63,6 +63,7 @@ func TestImportDirection(t *testing.T) {
 		{"gate/pipeline", []string{"os", "net/http", "os/exec", mod + "gate/config", mod + "gate/loadgen", mod + "gate/report"}, "the gate's judging step runs on what it is given (Trials, results) and does no I/O"},
 		{"gate/capacity", []string{"os", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/workload", mod + "gate/verdict", mod + "gate/report", mod + "gate/config"}, "the capacity search is pure: a probe is whatever the Prober it is given does"},
 		{"gate/redact", []string{strings.TrimSuffix(mod, "/")}, "the secret rule depends on nothing of the module, so every package may use it"},
+		{"gate/background", []string{strings.TrimSuffix(mod, "/")}, "the per-trial sampler loop depends on nothing of the module, so the runner-health and /metrics hooks share it"},
 		{"internal/ggufgen", []string{strings.TrimSuffix(mod, "/"), "net/http", "os/exec"}, "the model writer is a file format and nothing else: tests of any package may use it"},
 		{"gate/engine", []string{strings.TrimSuffix(mod, "/"), "os", "os/exec"}, "engine profiles are facts plus probes sent through the caller's http.Client: no files, processes or environment, and nothing of the module, so the load generator, the launcher, the scraper and the CLI may all read them"},
 		{"gate/explain", []string{"os", "net", "net/http", "os/exec", mod + "gate/loadgen", mod + "gate/server", mod + "gate/report", mod + "gate/config"}, "explaining a regression is arithmetic over the result files it is given: the verdict's data, rendered by gate/report"},

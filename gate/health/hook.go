@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/background"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 )
@@ -92,8 +93,7 @@ type Hook struct {
 	atStart map[int]bool
 	own     ownState // ownread.go
 	cur     *trial
-	stop    context.CancelFunc
-	done    chan struct{}
+	loop    background.Loop // the periodic sampler of the current trial
 }
 
 // trial is the state of the trial being sampled.
@@ -110,7 +110,7 @@ type trial struct {
 
 // BeforeTrial takes the start sample and starts periodic sampling.
 func (k *Hook) BeforeTrial(ctx context.Context, idx int) error {
-	k.halt()
+	k.loop.Halt()
 	tr := &trial{start: time.Now(), seen: map[string]bool{}}
 	if k.ServerGroup != nil {
 		tr.serverGroup = k.ServerGroup(ctx)
@@ -130,18 +130,16 @@ func (k *Hook) BeforeTrial(ctx context.Context, idx int) error {
 	if gpu {
 		tr.xidAfter, tr.xidOK = k.xidMark(ctx, tr)
 	}
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	k.mu.Lock()
-	k.cur, k.stop, k.done = tr, cancel, make(chan struct{})
-	done := k.done
+	k.cur = tr
 	k.mu.Unlock()
-	go k.periodic(sctx, tr, done)
+	k.loop.Start(ctx, func(ctx context.Context) { k.periodic(ctx, tr) })
 	return nil
 }
 
 // AfterTrial stops sampling, takes the end sample and records t.Health.
 func (k *Hook) AfterTrial(ctx context.Context, idx int, t *result.Trial) error {
-	k.halt()
+	k.loop.Halt()
 	k.mu.Lock()
 	tr := k.cur
 	k.cur = nil
@@ -177,8 +175,7 @@ func (k *Hook) AfterTrial(ctx context.Context, idx int, t *result.Trial) error {
 }
 
 // periodic samples every interval until ctx ends.
-func (k *Hook) periodic(ctx context.Context, tr *trial, done chan struct{}) {
-	defer close(done)
+func (k *Hook) periodic(ctx context.Context, tr *trial) {
 	interval := k.Interval
 	if interval <= 0 {
 		interval = DefaultInterval
@@ -194,18 +191,6 @@ func (k *Hook) periodic(ctx context.Context, tr *trial, done chan struct{}) {
 		if k.sample(ctx, tr) {
 			interval *= 2
 		}
-	}
-}
-
-// halt stops the current trial's periodic sampler and waits for it.
-func (k *Hook) halt() {
-	k.mu.Lock()
-	stop, done := k.stop, k.done
-	k.stop, k.done = nil, nil
-	k.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
 	}
 }
 

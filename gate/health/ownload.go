@@ -112,15 +112,7 @@ func ParseSchedstat(data []byte) (run, wait uint64, err error) {
 
 // ParseUptime returns the seconds since boot of /proc/uptime.
 func ParseUptime(data []byte) (float64, error) {
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return 0, fmt.Errorf("/proc/uptime is empty")
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v < 0 || v > 1e12 {
-		return 0, fmt.Errorf("/proc/uptime: %q is not a number of seconds", clip(f[0]))
-	}
-	return v, nil
+	return firstNumber(data, "/proc/uptime", 1e12, "%q is not a number of seconds")
 }
 
 // hostLoad is the load the busy-host rule judges and how the label and

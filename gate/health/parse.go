@@ -102,13 +102,20 @@ func ParseApps(out []byte) ([]result.GPUProcess, error) {
 
 // ParseLoadavg returns the one-minute load average of /proc/loadavg.
 func ParseLoadavg(data []byte) (float64, error) {
+	return firstNumber(data, "/proc/loadavg", 1e9, "load %q is not a number")
+}
+
+// firstNumber is the first field of the /proc file path as a number in
+// [0, max]. bad words the error for a field that is not one, around a %q
+// for the field.
+func firstNumber(data []byte, path string, max float64, bad string) (float64, error) {
 	f := strings.Fields(string(data))
 	if len(f) == 0 {
-		return 0, fmt.Errorf("/proc/loadavg is empty")
+		return 0, fmt.Errorf("%s is empty", path)
 	}
 	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v < 0 || v > 1e9 {
-		return 0, fmt.Errorf("/proc/loadavg: load %q is not a number", clip(f[0]))
+	if err != nil || v < 0 || v > max {
+		return 0, fmt.Errorf("%s: "+bad, path, clip(f[0]))
 	}
 	return v, nil
 }

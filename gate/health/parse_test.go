@@ -62,6 +62,36 @@ func TestParseApps(t *testing.T) {
 	}
 }
 
+// TestParseFirstNumber pins what ParseLoadavg and ParseUptime answer
+// through their shared firstNumber, errors to the letter: they reach the
+// trial's health notes.
+func TestParseFirstNumber(t *testing.T) {
+	for _, tt := range []struct {
+		name, data string
+		parse      func([]byte) (float64, error)
+		want       float64
+		err        string
+	}{
+		{"loadavg", "3.52 2.10 1.00 4/812 99123\n", ParseLoadavg, 3.52, ""},
+		{"loadavg empty", " \n", ParseLoadavg, 0, "/proc/loadavg is empty"},
+		{"loadavg negative", "-1 0 0", ParseLoadavg, 0, `/proc/loadavg: load "-1" is not a number`},
+		{"loadavg beyond 1e9", "2e9 0 0", ParseLoadavg, 0, `/proc/loadavg: load "2e9" is not a number`},
+		{"uptime", "12345.67 40000.00\n", ParseUptime, 12345.67, ""},
+		{"uptime empty", "", ParseUptime, 0, "/proc/uptime is empty"},
+		{"uptime text", "up 3", ParseUptime, 0, `/proc/uptime: "up" is not a number of seconds`},
+		{"uptime beyond 1e12", "2e12 0", ParseUptime, 0, `/proc/uptime: "2e12" is not a number of seconds`},
+	} {
+		v, err := tt.parse([]byte(tt.data))
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if v != tt.want || msg != tt.err {
+			t.Errorf("%s: got %v, %q; want %v, %q", tt.name, v, msg, tt.want, tt.err)
+		}
+	}
+}
+
 func TestParseHost(t *testing.T) {
 	if v, err := ParseLoadavg([]byte("3.52 2.10 1.00 4/812 99123\n")); err != nil || v != 3.52 {
 		t.Errorf("ParseLoadavg = %v, %v", v, err)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -52,17 +53,17 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
 		}
 	)
 	for done < len(j.seqs) {
-		select {
-		case <-j.out.notify:
-		case <-r.Context().Done():
-			return
-		case <-s.eng.quit:
+		var err error
+		pending, err = s.await(r, j, pending)
+		if err == errShutDown {
 			buf = s.appendErrorEvent(buf, http.StatusServiceUnavailable, "engine is shut down")
 			buf = append(buf, "data: [DONE]\n\n"...)
 			flushOut()
 			return
 		}
-		pending = j.out.take(pending)
+		if err != nil {
+			return
+		}
 		for _, c := range pending {
 			if due(j.faults.streamErrorAt, written) {
 				s.met.fault(faultStreamError)
@@ -131,6 +132,25 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, j *job) {
 	}
 	buf = append(buf, "data: [DONE]\n\n"...)
 	flushOut()
+}
+
+// errShutDown is await's answer when the engine shut down while the
+// handler waited: the handler answers 503 in its response's framing.
+var errShutDown = errors.New("engine is shut down")
+
+// await blocks until the job has output and takes it into pending, reusing
+// its storage. It fails with the request context's error when the client
+// leaves (nothing more to write) and with errShutDown when the engine shuts
+// down. Both response framings, streamed and whole, wait on it.
+func (s *Server) await(r *http.Request, j *job, pending []chunk) ([]chunk, error) {
+	select {
+	case <-j.out.notify:
+		return j.out.take(pending), nil
+	case <-r.Context().Done():
+		return pending, r.Context().Err()
+	case <-s.eng.quit:
+		return pending, errShutDown
+	}
 }
 
 // sleep waits d unless the client leaves or the server closes.

@@ -51,15 +51,15 @@ func (s *Server) writeWhole(w http.ResponseWriter, r *http.Request, j *job) {
 	var pending []chunk
 	done, generated, stalled := 0, 0, false
 	for done < len(j.seqs) {
-		select {
-		case <-j.out.notify:
-		case <-r.Context().Done():
-			return
-		case <-s.eng.quit:
+		var err error
+		pending, err = s.await(r, j, pending)
+		if err == errShutDown {
 			s.writeError(w, http.StatusServiceUnavailable, "engine is shut down")
 			return
 		}
-		pending = j.out.take(pending)
+		if err != nil {
+			return
+		}
 		for _, c := range pending {
 			texts[c.index].WriteString(c.text)
 			generated += c.tokens

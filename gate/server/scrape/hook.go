@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfgate/perfgate/gate/background"
 	"github.com/perfgate/perfgate/gate/redact"
 	"github.com/perfgate/perfgate/gate/result"
 )
@@ -73,30 +74,26 @@ type Hook struct {
 	err     error // the BeforeTrial scrape's failure
 	samples []Snapshot
 	sampErr error
-	stop    context.CancelFunc
-	done    chan struct{}
+	loop    background.Loop // the gauge sampler of the current trial
 }
 
 // BeforeTrial scrapes the counters and starts sampling gauges in the
 // background until AfterTrial.
 func (h *Hook) BeforeTrial(ctx context.Context, trial int) error {
-	h.halt()
+	h.loop.Halt()
 	snap, err := h.scrape(ctx)
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.mu.Lock()
 	h.before, h.err, h.samples, h.sampErr = nil, err, nil, nil
 	if err == nil {
 		h.before = &snap
 	}
-	h.stop, h.done = cancel, make(chan struct{})
 	h.mu.Unlock()
-	go h.sample(sctx, h.done)
+	h.loop.Start(ctx, h.sample)
 	return nil
 }
 
 // sample scrapes gauges every Interval until ctx ends or MaxSamples.
-func (h *Hook) sample(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (h *Hook) sample(ctx context.Context) {
 	interval := h.Interval
 	if interval <= 0 {
 		interval = time.Second
@@ -131,22 +128,10 @@ func (h *Hook) sample(ctx context.Context, done chan struct{}) {
 	}
 }
 
-// halt stops the sampler of the current trial and waits for it.
-func (h *Hook) halt() {
-	h.mu.Lock()
-	stop, done := h.stop, h.done
-	h.stop, h.done = nil, nil
-	h.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
-}
-
 // AfterTrial stops sampling, scrapes the counters again and records the
 // trial's server-side figures in t.Server, adding warnings to t.Warnings.
 func (h *Hook) AfterTrial(ctx context.Context, trial int, t *result.Trial) error {
-	h.halt()
+	h.loop.Halt()
 	after, err := h.scrape(ctx)
 	h.mu.Lock()
 	before, beforeErr, samples, sampErr := h.before, h.err, h.samples, h.sampErr
