@@ -94,7 +94,7 @@ func Compare(a, b []*result.Result, o Options) (*verdict.Comparison, error) {
 	}
 	var cells []*pairedCell
 	defaulted := map[string]bool{}
-	for _, name := range cellNames(am, bm) {
+	for _, name := range verdict.CellNames(am, bm) {
 		w, err := match(name, am[name], bm[name], &p)
 		if err != nil {
 			return nil, err
@@ -195,21 +195,6 @@ func byCell(arm string, rs []*result.Result) (map[string]*result.Result, error) 
 		m[cell] = r
 	}
 	return m, nil
-}
-
-func cellNames(a, b map[string]*result.Result) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range []map[string]*result.Result{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // match applies verdict's matching rules to one workload cell of the two

@@ -124,17 +124,29 @@ func MarshalNoise(n *Noise) ([]byte, error) {
 	return result.MarshalStable(n)
 }
 
+// decodeStrict decodes the one JSON object of data into v, refusing
+// unknown fields and anything after it (what names the object in that
+// error); errors start with name and the line. The store's own files are
+// strict: a key perfgate does not know is a typo or a newer schema, and
+// reading past it would judge with a setting silently dropped.
+func decodeStrict(name, what string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, jsonErrorLine(data, err), err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%s:%d: data after %s", name, lineAt(data, dec.InputOffset()), what)
+	}
+	return nil
+}
+
 // ParseNoise decodes and validates a noise file; name is used in errors,
 // which carry the line of the offending key or value.
 func ParseNoise(name string, data []byte) (*Noise, error) {
 	var n Noise
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&n); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, jsonErrorLine(data, err), err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s:%d: data after the noise object", name, lineAt(data, dec.InputOffset()))
+	if err := decodeStrict(name, "the noise object", data, &n); err != nil {
+		return nil, err
 	}
 	if err := n.Validate(data); err != nil {
 		return nil, fmt.Errorf("%s:%w", name, err)

@@ -1,8 +1,6 @@
 package baseline
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,13 +85,8 @@ func MarshalOps(o *Ops) ([]byte, error) {
 // which carry the line of the offending value.
 func ParseOps(name string, data []byte) (*Ops, error) {
 	var o Ops
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&o); err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", name, jsonErrorLine(data, err), err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: data after the op summary", name)
+	if err := decodeStrict(name, "the op summary", data, &o); err != nil {
+		return nil, err
 	}
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

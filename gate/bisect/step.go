@@ -55,48 +55,51 @@ func (s *searcher) step(ctx context.Context, g span, queue []span) (Step, error)
 	// still show a part there. On the seeded one-culprit search this
 	// spends 294 blocks instead of 320 at the same rates; settling passed
 	// sides too spent 259 but named the culprit in 97 % instead of 99.5 %.
-	var left, right, doneL, doneR bool
-	pl, pr := Pair{g.lo, mid}, Pair{mid, g.hi}
+	// The step's two experiments: the low end against the midpoint (Left)
+	// and the midpoint against the high end (Right). worse: significant at
+	// the last look; done: settled, as above.
+	type side struct {
+		p           Pair
+		m           *Measure
+		t, q        *float64
+		worse, done bool
+	}
+	sides := [2]side{
+		{p: Pair{g.lo, mid}, m: &st.Left, t: &st.TLeft, q: &st.QLeft},
+		{p: Pair{mid, g.hi}, m: &st.Right, t: &st.TRight, q: &st.QRight},
+	}
 	for look := 1; look <= s.looks; look++ {
 		st.Looks = look
 		lk := verdict.Look{Index: look, Max: s.looks}
 		t := test{tol: split, alpha: half, passAlpha: partPassAlpha, look: lk}
 		blocks := blocksAt(look, s.o.Blocks, s.o.MoreBlocks, s.o.MaxBlocks)
 		need := 0
-		for _, side := range []struct {
-			p    Pair
-			done bool
-		}{{pl, doneL}, {pr, doneR}} {
-			if !side.done {
-				need += max(blocks-s.spent[side.p].Blocks, 0)
+		for _, sd := range sides {
+			if !sd.done {
+				need += max(blocks-s.spent[sd.p].Blocks, 0)
 			}
 		}
 		if s.res.Blocks+need > s.o.Budget {
 			st.Why = fmt.Sprintf("the search's budget of %d blocks is spent (%d used); the next look needs %d more", s.o.Budget, s.res.Blocks, need)
 			return st, nil
 		}
-		var err error
-		q := func(m Measure) float64 { return verdict.TQuantile(1-half/float64(s.looks), m.DF) }
-		if !doneL {
-			if st.Left, err = s.measure(ctx, pl, blocks, t); err != nil {
+		for i := range sides {
+			sd := &sides[i]
+			if sd.done {
+				continue
+			}
+			m, err := s.measure(ctx, sd.p, blocks, t)
+			*sd.m = m
+			if err != nil {
 				return s.stopped(st, err)
 			}
-			if st.Left.tested() {
-				st.TLeft, st.QLeft = st.Left.W/st.Left.SE, q(st.Left)
-				left = st.TLeft > st.QLeft
-				doneL = left && regression(st.Left)
+			if m.tested() {
+				*sd.t, *sd.q = m.W/m.SE, verdict.TQuantile(1-half/float64(s.looks), m.DF)
+				sd.worse = *sd.t > *sd.q
+				sd.done = sd.worse && regression(m)
 			}
 		}
-		if !doneR {
-			if st.Right, err = s.measure(ctx, pr, blocks, t); err != nil {
-				return s.stopped(st, err)
-			}
-			if st.Right.tested() {
-				st.TRight, st.QRight = st.Right.W/st.Right.SE, q(st.Right)
-				right = st.TRight > st.QRight
-				doneR = right && regression(st.Right)
-			}
-		}
+		left, right := sides[0].worse, sides[1].worse
 		s.progress(len(s.res.Steps)+1, g.lo, g.hi, look, queue)
 		for _, m := range []Measure{st.Left, st.Right} {
 			if m.RunnerBusy != "" {

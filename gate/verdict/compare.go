@@ -51,7 +51,7 @@ func Compare(baseline, candidate []*result.Result, p Policy, look Look) (*Compar
 		Policy:    p,
 	}
 	var pending []*pendingCell
-	for _, name := range unionKeys(base, cand) {
+	for _, name := range CellNames(base, cand) {
 		w, cr, err := matchSessions(name, base[name], cand[name], &p)
 		if err != nil {
 			return nil, err
@@ -88,16 +88,17 @@ func byCell(arm string, rs []*result.Result) (map[string]*result.Result, error) 
 	return m, nil
 }
 
-func unionKeys(a map[string][]*result.Result, b map[string]*result.Result) []string {
-	seen := map[string]bool{}
-	var keys []string
+// CellNames are the cells of either arm, sorted: the cells a comparison
+// walks, one row each whether one arm or both have it (verdict's matching
+// rules then say what a one-sided cell is). ab walks its arms' cells the
+// same way.
+func CellNames[A, B any](a map[string]A, b map[string]B) []string {
+	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
-		seen[k] = true
 		keys = append(keys, k)
 	}
 	for k := range b {
-		if !seen[k] {
-			seen[k] = true
+		if _, ok := a[k]; !ok {
 			keys = append(keys, k)
 		}
 	}

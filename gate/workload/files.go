@@ -2,7 +2,6 @@ package workload
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -232,8 +231,6 @@ func readJSONL(path string, output int) ([]item, []*Error) {
 		return nil, []*Error{{File: path, Line: 1, Msg: err.Error()}}
 	}
 	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	var items []item
 	var errs []*Error
 	bad := func(line int, format string, args ...any) {
@@ -242,32 +239,26 @@ func readJSONL(path string, output int) ([]item, []*Error) {
 		}
 	}
 	ignored := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	last, err := eachLine(fh, func(line int, b []byte) {
 		var rec jsonlRecord
 		if err := decodeLine(b, &rec); err != nil {
 			bad(line, "%v", err)
-			continue
+			return
 		}
 		noteIgnored(b, line, jsonlFields, ignored)
 		switch {
 		case rec.Prompt == nil || *rec.Prompt == "":
 			bad(line, "prompt is missing or empty")
-			continue
+			return
 		case rec.OutputTokens == nil && output == 0:
 			bad(line, "output_tokens is missing (or set dataset.output_tokens)")
-			continue
+			return
 		case rec.OutputTokens != nil && *rec.OutputTokens < 1:
 			bad(line, "output_tokens must be >= 1, got %d", *rec.OutputTokens)
-			continue
+			return
 		case rec.InputTokens != nil && *rec.InputTokens < 1:
 			bad(line, "input_tokens must be >= 1, got %d", *rec.InputTokens)
-			continue
+			return
 		}
 		it := item{text: *rec.Prompt, input: estimateTokens(*rec.Prompt), output: output}
 		if rec.InputTokens != nil {
@@ -277,9 +268,9 @@ func readJSONL(path string, output int) ([]item, []*Error) {
 			it.output = *rec.OutputTokens
 		}
 		items = append(items, it)
-	}
-	if err := sc.Err(); err != nil {
-		bad(line+1, "reading: %v", err)
+	})
+	if err != nil {
+		bad(last+1, "reading: %v", err)
 	}
 	if w := ignoredWarning(path, ignored, "a jsonl dataset uses prompt, output_tokens and input_tokens"); w != nil {
 		errs = append(errs, w)

@@ -99,25 +99,17 @@ const maxTraceLength = 10_000_000
 // path and line.
 func parseTraceJSONL(r io.Reader, path string, output int, labels map[string]string) ([]traceEntry, []*Error, []*Error) {
 	b := &traceBad{path: path}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	known := map[string]bool{}
 	for _, name := range labels {
 		known[name] = true
 	}
 	var out []traceEntry
 	ignored := map[string]int{} // key -> first line
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
+	if last, err := eachLine(r, func(line int, raw []byte) {
 		var rec map[string]json.RawMessage
 		if err := decodeLine(raw, &rec); err != nil {
 			b.errorf(line, "%v", err)
-			continue
+			return
 		}
 		for k := range rec {
 			if _, seen := ignored[k]; !known[k] && !seen {
@@ -127,9 +119,8 @@ func parseTraceJSONL(r io.Reader, path string, output int, labels map[string]str
 		if e, ok := jsonlEntry(b, line, rec, labels, output); ok {
 			out = append(out, e)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		b.errorf(line+1, "reading: %v", err)
+	}); err != nil {
+		b.errorf(last+1, "reading: %v", err)
 	}
 	if w := ignoredWarning(path, ignored, "a trace uses "+strings.Join(labelList(labels), ", ")); w != nil {
 		b.warnings = append(b.warnings, w)
@@ -291,6 +282,23 @@ func dateOrNumber(e traceEntry) string {
 		return "number"
 	}
 	return "date"
+}
+
+// eachLine calls f with each non-blank line of a jsonl file, trimmed, and
+// its 1-based number; lines may be up to 64 MiB (a long prompt). It
+// returns the number of the last line read and the read error, which the
+// caller reports at the line after it.
+func eachLine(r io.Reader, f func(line int, raw []byte)) (int, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if raw := bytes.TrimSpace(sc.Bytes()); len(raw) > 0 {
+			f(line, raw)
+		}
+	}
+	return line, sc.Err()
 }
 
 // decodeLine decodes one JSON object of a jsonl line into v, refusing
