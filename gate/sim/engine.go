@@ -31,7 +31,7 @@ type engine struct {
 	inbox      []*seq
 	aborts     []*seq
 	resetCache bool
-	held       bool // see hold
+	held       bool // the engine pauses before its next step (tests on virtual time: engine.hold)
 
 	wake chan struct{}
 	quit chan struct{}
@@ -93,25 +93,6 @@ func (e *engine) resetPrefixCache() {
 	e.resetCache = true
 	e.mu.Unlock()
 	e.signal()
-}
-
-// hold pauses the engine before its next step, leaving submitted sequences
-// in the inbox (on), or lets it go on (off). A test on virtual time holds the engine while it
-// sends concurrent requests, so they all arrive at the same virtual instant
-// and queue behind each other as they would on a server that is slower than
-// its clients, whatever order and pace the machine gave their goroutines.
-func (e *engine) hold(on bool) {
-	e.mu.Lock()
-	e.held = on
-	e.mu.Unlock()
-	e.signal()
-}
-
-// submitted is how many sequences wait in the inbox for the engine.
-func (e *engine) submitted() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.inbox)
 }
 
 // stop ends the engine goroutine and waits for it.

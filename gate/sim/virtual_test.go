@@ -86,3 +86,22 @@ func TestVirtualTimeStampsTheModel(t *testing.T) {
 		t.Errorf("stats: %d slips, TTFT summary %+v; want none and one TTFT of %v", st.Slips, st.TTFT, prefill)
 	}
 }
+
+// hold pauses the engine before its next step, leaving submitted sequences
+// in the inbox (on), or lets it go on (off). A test on virtual time holds the engine while it
+// sends concurrent requests, so they all arrive at the same virtual instant
+// and queue behind each other as they would on a server that is slower than
+// its clients, whatever order and pace the machine gave their goroutines.
+func (e *engine) hold(on bool) {
+	e.mu.Lock()
+	e.held = on
+	e.mu.Unlock()
+	e.signal()
+}
+
+// submitted is how many sequences wait in the inbox for the engine.
+func (e *engine) submitted() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.inbox)
+}
