@@ -39,7 +39,7 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 	// that the between-session term alone keeps undecided).
 	extend := func(ctx context.Context, look verdict.Look, _ *verdict.Comparison) (int, error) {
 		perBlock := time.Since(start) / time.Duration(len(order))
-		more := abMore(p.maxBlocks-len(order), look.Max-look.Index+1, perBlock, time.Until(deadline))
+		more := ab.MoreBlocks(p.maxBlocks-len(order), look.Max-look.Index+1, perBlock, time.Until(deadline))
 		if more < 2 {
 			return 0, nil
 		}
@@ -73,30 +73,6 @@ func abLooks(ctx context.Context, s *Streams, x *abExperiment, p *abPlan) (*pipe
 	}
 	return out, nil
 }
-
-// abMore is how many blocks the next look adds: the blocks still allowed
-// (left) spread over the looks that remain (so the last look can add some
-// too), in whole quads where they fit so ABBA BAAB stays whole, in pairs
-// in any case, and no more than fit in the budget's remaining time at the
-// blocks' measured pace. 0 means no further look.
-func abMore(left, looksLeft int, perBlock, timeLeft time.Duration) int {
-	if left < 2 || looksLeft < 1 {
-		return 0
-	}
-	more := abQuads((left + looksLeft - 1) / looksLeft)
-	if perBlock > 0 {
-		more = min(more, abEven(int(timeLeft/perBlock)))
-	}
-	return min(more, abEvenDown(left))
-}
-
-// abQuads rounds n up to whole quads of blocks.
-func abQuads(n int) int { return (n + 3) / 4 * 4 }
-
-// abEven rounds n down to an even count (0 for n < 2).
-func abEven(n int) int { return abEvenDown(max(n, 0)) }
-
-func abEvenDown(n int) int { return n - n%2 }
 
 // abStopped marks every result of the experiment incomplete when a block
 // failed: half a balanced order is not a balanced order, so neither arm's

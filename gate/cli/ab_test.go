@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfgate/perfgate/gate/ab"
 	"github.com/perfgate/perfgate/gate/config"
@@ -186,29 +185,6 @@ func TestABResidentLooks(t *testing.T) {
 	}
 	if !strings.Contains(errs, "ab: inconclusive: look 2/3") {
 		t.Errorf("stderr does not say the look was extended:\n%s", errs)
-	}
-}
-
-// TestABMore: the blocks each extra look adds.
-func TestABMore(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		left, looksLeft  int
-		perBlock, budget time.Duration
-		want             int
-	}{
-		{16, 2, time.Minute, time.Hour, 8},        // half now, half at the last look
-		{6, 2, time.Minute, time.Hour, 4},         // a whole quad now, the last pair later
-		{2, 1, time.Minute, time.Hour, 2},         // a last pair
-		{16, 2, time.Minute, 5 * time.Minute, 4},  // the budget holds five blocks: two pairs
-		{16, 2, time.Minute, 90 * time.Second, 0}, // not even a pair fits
-		{1, 2, time.Minute, time.Hour, 0},         // an odd block never runs alone
-		{8, 0, time.Minute, time.Hour, 0},         // no look left
-		{7, 1, 0, time.Hour, 6},                   // no measured pace yet: the count alone
-	} {
-		if got := abMore(tt.left, tt.looksLeft, tt.perBlock, tt.budget); got != tt.want {
-			t.Errorf("abMore(%d, %d, %v, %v) = %d, want %d", tt.left, tt.looksLeft, tt.perBlock, tt.budget, got, tt.want)
-		}
 	}
 }
 

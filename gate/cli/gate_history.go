@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/perfgate/perfgate/gate/baseline"
@@ -51,12 +49,13 @@ func gateHistoryBefore(ctx context.Context, cfg config.Config, o gateOptions, p 
 		return nil, nil, err
 	}
 	if !o.allowBaselineChange {
-		if err := gateRefusePromotedInPR(dir, baselines); err != nil {
-			return nil, nil, err
+		if err := trust.RefusePromotedInPR(dir, baselines); err != nil {
+			return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 		}
 		if g, ok := git.Find(ctx, dir, o.environ); ok && mergeBase != "" && o.baselinesBranch == "" {
-			if err := gateRefuseRerecorded(ctx, g, dir, mergeBase); err != nil {
-				return nil, nil, err
+			changed, diffErr := g.ChangedSince(ctx, dir, mergeBase)
+			if err := trust.RefuseRerecorded(dir, mergeBase, changed, diffErr); err != nil {
+				return nil, nil, &ExitError{Code: ExitInvalid, Err: err}
 			}
 		}
 	}
@@ -115,39 +114,4 @@ func (g *gateHistory) after(out *pipeline.Outcome, p verdict.Policy, bases []*re
 		return nil
 	}
 	return g.side.After(out.Comparison, out.Results, bases, p)
-}
-
-// gateRefusePromotedInPR refuses baselines promoted from a pull request
-// ref: a pull request that re-records its own baseline would judge itself.
-func gateRefusePromotedInPR(dir string, bs []*result.Result) error {
-	for _, b := range bs {
-		if b.Provenance != nil && strings.HasPrefix(b.Provenance.GitRef, "refs/pull/") {
-			return exitf(ExitInvalid, "baseline %s was promoted from the pull request ref %s: a baseline re-recorded inside a pull request is refused (pass --allow-baseline-change, Action input allow-baseline-change, to accept it)",
-				filepath.Join(dir, result.FileName(b.Workload.Cell)), b.Provenance.GitRef)
-		}
-	}
-	return nil
-}
-
-// gateRefuseRerecorded refuses any change under the profile's baseline
-// directory since the merge base (whatever ref the promotion claims). A
-// diff git cannot make is a refusal too: the gate never trusts baselines
-// it could not check.
-func gateRefuseRerecorded(ctx context.Context, g git.Repo, dir, mergeBase string) error {
-	changed, err := g.ChangedSince(ctx, dir, mergeBase)
-	if err != nil {
-		return exitf(ExitInvalid, "could not check the baselines %s against the merge base %s (%v): fetch it (actions/checkout with fetch-depth: 0, or git fetch origin %s)", dir, short7(mergeBase), err, mergeBase)
-	}
-	if len(changed) > 0 {
-		return exitf(ExitInvalid, "this change re-records baselines (%s changed since the merge base %s): refused, since a pull request must not set its own baseline (pass --allow-baseline-change, Action input allow-baseline-change, to accept it)",
-			strings.Join(changed, ", "), short7(mergeBase))
-	}
-	return nil
-}
-
-func short7(s string) string {
-	if len(s) > 7 {
-		return s[:7]
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/perfgate/perfgate/gate/baseline"
 	"github.com/perfgate/perfgate/gate/git"
 	"github.com/perfgate/perfgate/gate/result"
+	"github.com/perfgate/perfgate/gate/trust"
 )
 
 // historyGate is a store with promotions made through `baseline update`
@@ -205,12 +206,16 @@ func TestGateRefusesBaselinesChangedSinceTheMergeBase(t *testing.T) {
 	if !ok {
 		t.Fatal("the temporary repository is not found as a checkout")
 	}
-	if err := gateRefuseRerecorded(context.Background(), g, dir, base); err != nil {
+	refuse := func() error {
+		changed, err := g.ChangedSince(context.Background(), dir, base)
+		return trust.RefuseRerecorded(dir, base, changed, err)
+	}
+	if err := refuse(); err != nil {
 		t.Fatalf("unchanged baselines refused: %v", err)
 	}
 	writeResult(t, filepath.Join(dir, "a.json"), compareTestResult("a", 10, 0.9))
 	run("commit", "-qam", "re-record in the PR")
-	err := gateRefuseRerecorded(context.Background(), g, dir, base)
+	err := refuse()
 	if err == nil || !strings.Contains(err.Error(), "re-records baselines") || !strings.Contains(err.Error(), "a.json") {
 		t.Errorf("error %v, want the re-recorded baseline named", err)
 	}

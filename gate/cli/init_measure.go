@@ -68,7 +68,7 @@ func (m *initMeasure) run(ctx context.Context) (*bootstrap.Plan, error) {
 	ms := initMetrics(n, sessions, &policy)
 	r := o.rules
 	r.Family, r.LookAlpha, r.PassAlpha = len(ms), policy.Alpha/float64(max(policy.MaxLooks, 1)), policy.PassAlpha
-	costs := initCosts(sessions, calWall, o.restarts)
+	costs := bootstrap.CostsOf(sessions, calWall, o.restarts)
 	if o.startup > 0 {
 		costs.Startup = o.startup
 	}
@@ -251,35 +251,4 @@ func initMetrics(n *baseline.Noise, sessions []map[string]*result.Result, p *ver
 		return out[i].ID < out[j].ID
 	})
 	return out
-}
-
-// initCosts are the calibration's measured costs: one trial of every cell
-// (each cell's wall time per trial, warmups included, averaged over the
-// sessions, summed over the cells) and one server start (the calibration's
-// wall time not spent in cells, per start).
-func initCosts(sessions []map[string]*result.Result, wall time.Duration, starts int) bootstrap.Costs {
-	perCell := map[string][]time.Duration{}
-	var inCells time.Duration
-	for _, sess := range sessions {
-		for cell, r := range sess {
-			d := r.FinishedAt.Sub(r.StartedAt)
-			if d <= 0 || len(r.Trials) == 0 {
-				continue
-			}
-			inCells += d
-			perCell[cell] = append(perCell[cell], d/time.Duration(len(r.Trials)))
-		}
-	}
-	var c bootstrap.Costs
-	for _, ds := range perCell {
-		var sum time.Duration
-		for _, d := range ds {
-			sum += d
-		}
-		c.Trial += sum / time.Duration(len(ds))
-	}
-	if starts > 0 && wall > inCells {
-		c.Startup = (wall - inCells) / time.Duration(starts)
-	}
-	return c
 }
