@@ -57,7 +57,7 @@ var abFlagKeys = map[string]string{
 type abOptions struct {
 	configFile string
 	warmups    int
-	limits     metrics.Limits
+	limits     metrics.Limits // the limit flags; read through the configuration (limitKeys)
 	grace      time.Duration
 	progress   time.Duration
 	artifact   string
@@ -167,7 +167,7 @@ func abMain(ctx context.Context, s *Streams, cmd *cobra.Command, o abOptions) er
 		Workdir: p.cfg.Server.Workdir, ReadyTimeout: p.cfg.Server.ReadyTimeout, Log: p.cfg.Server.Log,
 		Load: loadgen.Config{
 			Warmups: o.warmups, CacheSalt: true, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progress,
-			Limits: o.limits, Grace: o.grace,
+			Limits: p.cfg.Limits.Metrics(), Grace: o.grace,
 		},
 	})
 	x := newABExperiment(s, p.ms, p.arms, p.blockTrials, so, p.cfg.Output, p.seed)
@@ -204,8 +204,6 @@ func abResolve(s *Streams, cmd *cobra.Command, o abOptions) (*abPlan, error) {
 	switch {
 	case o.warmups < -1:
 		return nil, exitf(ExitInvalid, "ab: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)
-	case checkLimits("ab", o.limits) != nil:
-		return nil, checkLimits("ab", o.limits)
 	case o.grace <= 0 || o.progress <= 0:
 		return nil, exitf(ExitInvalid, "ab: --grace and --progress-interval must be positive")
 	case len(p.cfg.Workloads) == 0:

@@ -45,7 +45,7 @@ type bisectOptions struct {
 	maxBlocks, budget   int
 	blockTrials         int
 	warmups             int
-	limits              metrics.Limits
+	limits              metrics.Limits // the limit flags; read through the configuration (limitKeys)
 	grace, progressEach time.Duration
 }
 
@@ -132,7 +132,7 @@ func bisectMain(ctx context.Context, s *Streams, cmd *cobra.Command, o bisectOpt
 		Workdir: p.cfg.Server.Workdir, ReadyTimeout: p.cfg.Server.ReadyTimeout,
 		Load: loadgen.Config{
 			Warmups: o.warmups, CacheSalt: true, Terminal: runIsTerminal(s.Err), ProgressInterval: o.progressEach,
-			Limits: o.limits, Grace: o.grace,
+			Limits: p.cfg.Limits.Metrics(), Grace: o.grace,
 		},
 	})
 	b := &bisectBench{s: s, p: p, so: so, dir: p.cfg.Output, blockTrials: o.blockTrials, exps: map[bisect.Pair]*abExperiment{}}
@@ -208,12 +208,9 @@ const shaPlaceholder = "{sha}"
 // bisectResolve loads and checks everything before anything runs: the
 // configuration, the workload, the commits, the commands.
 func bisectResolve(ctx context.Context, s *Streams, cmd *cobra.Command, o bisectOptions) (*bisectPlan, error) {
-	l, err := config.Load(config.Options{File: o.configFile, Environ: s.environ(), Flags: cmd.Flags(), FlagKeys: bisectFlagKeys})
+	l, err := s.loadConfig(o.configFile, cmd, bisectFlagKeys)
 	if err != nil {
-		return nil, &ExitError{Code: ExitInvalid, Err: err}
-	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(s.Err, "perfgate: warning: %s\n", w)
+		return nil, err
 	}
 	p := &bisectPlan{cfg: l.Config}
 	switch {
@@ -227,8 +224,6 @@ func bisectResolve(ctx context.Context, s *Streams, cmd *cobra.Command, o bisect
 		return nil, exitf(ExitInvalid, "bisect: --block-trials %d: must be at least 1", o.blockTrials)
 	case o.warmups < -1:
 		return nil, exitf(ExitInvalid, "bisect: --warmups %d: must be >= 0 (or -1 for the workload's)", o.warmups)
-	case checkLimits("bisect", o.limits) != nil:
-		return nil, checkLimits("bisect", o.limits)
 	}
 	p.server = p.cfg.Server.Command
 	if o.buildCmd != "" {

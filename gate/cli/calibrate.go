@@ -105,14 +105,12 @@ type calibrateOptions struct {
 // calibrateMain loads the configuration, runs the sessions (or reads
 // them, --from), then fits, writes and prints.
 func calibrateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o calibrateOptions) error {
-	if err := checkLimits("calibrate", o.limits); err != nil {
-		return err
-	}
 	l, err := s.loadConfig(o.configFile, cmd, calibrateFlagKeys)
 	if err != nil {
 		return err
 	}
 	cfg := l.Config
+	o.limits = cfg.Limits.Metrics()
 	if err := baseline.ValidateProfile(cfg.Profile); err != nil {
 		return exitf(ExitInvalid, "calibrate: --profile: %w", err)
 	}

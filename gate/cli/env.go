@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -41,9 +42,14 @@ func (s *Streams) getenv(name string) string {
 
 // loadConfig loads the configuration a measuring command runs with:
 // perfgate.yaml (file, or the default one), the PERFGATE_* variables of
-// the command's environment, and cmd's flags bound by keys. Its warnings
-// go to stderr; an error is invalid input (exit 2).
+// the command's environment, and cmd's flags bound by keys (and the limit
+// flags, limitKeys, where cmd has them). Its warnings go to stderr; an
+// error is invalid input (exit 2).
 func (s *Streams) loadConfig(file string, cmd *cobra.Command, keys map[string]string) (*config.Loaded, error) {
+	if cmd.Flags().Lookup("max-dispatch-lag-ms") != nil {
+		keys = maps.Clone(keys)
+		maps.Copy(keys, limitKeys)
+	}
 	l, err := config.Load(config.Options{File: file, Environ: s.environ(), Flags: cmd.Flags(), FlagKeys: keys})
 	if err != nil {
 		return nil, &ExitError{Code: ExitInvalid, Err: err}

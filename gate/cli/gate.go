@@ -145,9 +145,7 @@ func gateMain(ctx context.Context, s *Streams, cmd *cobra.Command, o gateOptions
 		return err
 	}
 	cfg := l.Config
-	if err := checkLimits("gate", o.limits); err != nil {
-		return err
-	}
+	o.limits = cfg.Limits.Metrics()
 	root, closeBaselines, err := openBaselines(ctx, s, cfg.Baselines, true)
 	if err != nil {
 		return err

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"math"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -19,15 +19,21 @@ func limitFlags(f *pflag.FlagSet, lim *metrics.Limits) {
 	f.Float64Var(&lim.MaxTokensPerChunk, "max-tokens-per-chunk", lim.MaxTokensPerChunk, "a trial whose token messages carry more output tokens than this on average is invalid (0: not checked)")
 }
 
-// checkLimits names the flag of cmd whose limit is out of range.
+// checkLimits names the flag of cmd whose limit is out of range: `perfgate
+// run`, which has no configuration. The commands that read perfgate.yaml
+// take their limits from it (limits.*, which the flags override through
+// limitKeys) and Load checks them.
 func checkLimits(cmd string, lim metrics.Limits) error {
-	switch {
-	case !(lim.FailureShare > 0 && lim.FailureShare <= 1):
-		return exitf(ExitInvalid, "%s: --max-failure-share %v: must be a share above 0 and at most 1 (0.01 = 1 %%)", cmd, lim.FailureShare)
-	case !(lim.DispatchLagMs > 0) || math.IsInf(lim.DispatchLagMs, 0):
-		return exitf(ExitInvalid, "%s: --max-dispatch-lag-ms %v: must be a positive number of milliseconds", cmd, lim.DispatchLagMs)
-	case !(lim.MaxTokensPerChunk >= 0) || math.IsInf(lim.MaxTokensPerChunk, 0):
-		return exitf(ExitInvalid, "%s: --max-tokens-per-chunk %v: must be 0 (not checked) or a positive number of tokens", cmd, lim.MaxTokensPerChunk)
+	for _, p := range lim.Problems() {
+		return exitf(ExitInvalid, "%s: --max-%s %v: %s", cmd, strings.ReplaceAll(p.Name, "_", "-"), p.Value, p.Msg)
 	}
 	return nil
+}
+
+// limitKeys binds the limit flags to perfgate.yaml's limits section; each
+// configured command adds them to its flag keys.
+var limitKeys = map[string]string{
+	"max-failure-share":    "limits.max_failure_share",
+	"max-dispatch-lag-ms":  "limits.max_dispatch_lag_ms",
+	"max-tokens-per-chunk": "limits.max_tokens_per_chunk",
 }

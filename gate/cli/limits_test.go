@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,7 +35,9 @@ func TestLimitFlagsStartFromTheDefaults(t *testing.T) {
 }
 
 // TestLimitFlagsChecked: every measuring command refuses an impossible
-// limit before it measures, naming itself and the flag.
+// limit before it measures, naming the flag and the value (run names
+// itself; the configured commands also name the setting the flag sets,
+// limits.*).
 func TestLimitFlagsChecked(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range [][]string{
@@ -52,9 +56,38 @@ func TestLimitFlagsChecked(t *testing.T) {
 			args = append(args, bad...)
 			var out, errs bytes.Buffer
 			code := Main(context.Background(), args, Streams{Out: &out, Err: &errs})
-			if code != ExitInvalid || !strings.Contains(errs.String(), cmd[0]+": "+bad[0]+" "+bad[1]) {
-				t.Errorf("%s %s: exit %v, stderr %q; want 2 naming %q", cmd[0], strings.Join(bad, " "), code, errs.String(), cmd[0]+": "+bad[0])
+			want := "flag " + bad[0] + ": limits.max_" + strings.ReplaceAll(strings.TrimPrefix(bad[0], "--max-"), "-", "_") + ": " + bad[1] + ": must"
+			if cmd[0] == "run" {
+				want = "run: " + bad[0] + " " + bad[1] + ": must"
 			}
+			if code != ExitInvalid || !strings.Contains(errs.String(), want) {
+				t.Errorf("%s %s: exit %v, stderr %q; want 2 naming %q", cmd[0], strings.Join(bad, " "), code, errs.String(), want)
+			}
+		}
+	}
+}
+
+// TestLimitsFromTheConfiguration: gate, calibrate, ab and bisect read
+// perfgate.yaml's limits section (what the Action and a shared runner
+// set), so an impossible limit there stops them before they measure,
+// naming the file's line and the setting.
+func TestLimitsFromTheConfiguration(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "perfgate.yaml")
+	if err := os.WriteFile(cfg, []byte("limits:\n  max_dispatch_lag_ms: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{"gate", "--workloads", "testdata/gate/decode-a.yaml", "--url", "http://127.0.0.1:1"},
+		{"calibrate", "--workloads", "testdata/gate/decode-a.yaml"},
+		{"ab", "-w", "testdata/gate/decode-a.yaml", "--a-url", "http://127.0.0.1:1", "--b-url", "http://127.0.0.1:2"},
+		{"bisect", "-w", "testdata/gate/decode-a.yaml", "--good", "a", "--bad", "b", "--server-cmd", "true {sha}"},
+	} {
+		args := append(append([]string{}, cmd...), "--config", cfg, "-o", t.TempDir())
+		var out, errs bytes.Buffer
+		code := Main(context.Background(), args, Streams{Out: &out, Err: &errs})
+		if want := "perfgate.yaml:2: limits.max_dispatch_lag_ms: 0: must be"; code != ExitInvalid || !strings.Contains(errs.String(), want) {
+			t.Errorf("%s: exit %v, stderr %q; want 2 naming %q", cmd[0], code, errs.String(), want)
 		}
 	}
 }

@@ -48,6 +48,10 @@
 //	  when: on-regression            # never (default), on-regression or always
 //	  dir: /tmp/vllm-traces          # where the server writes traces (its VLLM_TORCH_PROFILER_DIR)
 //	  requests: 32                   # requests of the one profiled trial (0: 32)
+//	limits:                          # trial validity: a trial beyond one is invalid
+//	  max_failure_share: 0.01        # failed requests (--max-failure-share)
+//	  max_dispatch_lag_ms: 10        # client dispatch lag p99 (--max-dispatch-lag-ms)
+//	  max_tokens_per_chunk: 8        # output tokens per token message (0: not checked)
 //
 // Environment variables are PERFGATE_ followed by the key path in upper case
 // with "." replaced by "_": PERFGATE_SERVER_URL, PERFGATE_POLICY_ALPHA,
@@ -83,6 +87,8 @@ type Config struct {
 	AB AB `mapstructure:"ab"`
 	// Profiling says when a run takes a kernel profile (profiling.go).
 	Profiling Profiling `mapstructure:"profiling"`
+	// Limits are the trial validity limits (limits.go).
+	Limits Limits `mapstructure:"limits"`
 }
 
 // AB configures `perfgate ab`: the two arms and the block design. Zero
@@ -278,6 +284,7 @@ func Default() Config {
 			Trials:   3,
 		},
 		History: History{ReferenceDays: 30, ReferenceRuns: 3},
+		Limits:  defaultLimits(),
 	}
 }
 

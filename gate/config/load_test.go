@@ -91,6 +91,7 @@ func TestLoadFile(t *testing.T) {
 		GitHub:    GitHub{Comment: CommentNever, FailOnInconclusive: true},
 		Calibrate: Calibrate{Restarts: 4, Trials: 2},
 		History:   History{ReferenceDays: 30, ReferenceRuns: 3},
+		Limits:    defaultLimits(),
 		AB: AB{
 			A:      ABArm{Env: []string{"NCCL_P2P_DISABLE=1"}},
 			B:      ABArm{Env: []string{"NCCL_P2P_DISABLE=0", "HF_TOKEN=hf_secret"}, Args: Argv{"--max-num-batched-tokens", "4096"}},

@@ -113,7 +113,7 @@ func encodeValue(v reflect.Value) *yaml.Node {
 	case reflect.Int, reflect.Int64:
 		return scalar(strconv.FormatInt(v.Int(), 10), "!!int")
 	case reflect.Float64:
-		return scalar(strconv.FormatFloat(v.Float(), 'g', -1, 64), "!!float")
+		return scalar(plainFloat(v.Float()), "")
 	case reflect.Bool:
 		return scalar(strconv.FormatBool(v.Bool()), "!!bool")
 	case reflect.Slice:
@@ -128,12 +128,17 @@ func encodeValue(v reflect.Value) *yaml.Node {
 		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 		for _, k := range keys {
 			n.Content = append(n.Content, scalar(k.String(), "!!str"),
-				scalar(strconv.FormatFloat(v.MapIndex(k).Float(), 'g', -1, 64), "!!float"))
+				scalar(plainFloat(v.MapIndex(k).Float()), ""))
 		}
 		return n
 	}
 	return scalar(fmt.Sprint(v.Interface()), "!!str")
 }
+
+// plainFloat is a number as perfgate.yaml would hold it, untagged: a
+// whole one such as 10 reads as an integer in YAML, and the yaml encoder
+// tagged it "!!float 10", which no one writes; the loader takes either.
+func plainFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // Value returns the text form of one setting of l, redacted like Print:
 // a list or command is one item per line, a map "id=value" per line. It is

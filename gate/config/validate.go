@@ -76,6 +76,7 @@ func (c Config) problems() []problem {
 		add("server.engine", "%v", err)
 	}
 	ps = append(ps, c.Profiling.problems()...)
+	ps = append(ps, c.Limits.problems()...)
 	if c.Server.ReadyTimeout <= 0 {
 		add("server.ready_timeout", "must be positive, got %v", c.Server.ReadyTimeout)
 	}
