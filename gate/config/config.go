@@ -62,6 +62,8 @@ package config
 import (
 	"strings"
 	"time"
+
+	"github.com/perfgate/perfgate/gate/github"
 )
 
 // Config is the effective configuration of one perfgate invocation.
@@ -231,31 +233,30 @@ type GitHub struct {
 	PR         int    `mapstructure:"pr"`
 }
 
-// CommentMode is the github.comment setting.
-type CommentMode string
+// CommentMode is the github.comment setting: gate/github's modes, which
+// it implements, so the setting and the publisher read one set of words.
+type CommentMode = github.CommentMode
 
-// The comment modes; gate/github implements them.
+// The comment modes (github.CommentMode).
 const (
-	CommentAlways   CommentMode = "always"
-	CommentOnChange CommentMode = "on-change"
-	CommentNotPass  CommentMode = "not-pass"
-	CommentNever    CommentMode = "never"
+	CommentAlways   = github.CommentAlways
+	CommentOnChange = github.CommentOnChange
+	CommentNotPass  = github.CommentNotPass
+	CommentNever    = github.CommentNever
 )
 
-// canonical returns m with the boolean aliases resolved, and whether m is
-// a known mode.
-func (m CommentMode) canonical() (CommentMode, bool) {
-	switch strings.ToLower(strings.TrimSpace(string(m))) {
-	case "always", "true":
-		return CommentAlways, true
-	case "never", "false":
-		return CommentNever, true
-	case "on-change":
-		return CommentOnChange, true
-	case "not-pass":
-		return CommentNotPass, true
+// canonicalComment returns m with the boolean aliases resolved
+// (github.ParseCommentMode), and whether m is a known mode. Unlike the
+// publisher, the setting refuses an empty mode: it defaults to always.
+func canonicalComment(m CommentMode) (CommentMode, bool) {
+	if strings.TrimSpace(string(m)) == "" {
+		return m, false
 	}
-	return m, false
+	c, err := github.ParseCommentMode(string(m))
+	if err != nil {
+		return m, false
+	}
+	return c, true
 }
 
 // Default returns the configuration used for every key that no file,

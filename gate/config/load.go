@@ -116,7 +116,7 @@ func Load(opts Options) (*Loaded, error) {
 	if _, set := l.Sources["trials.max"]; !set && l.Config.Trials.Max < l.Config.Trials.Min {
 		l.Config.Trials.Max = l.Config.Trials.Min
 	}
-	if m, ok := l.Config.GitHub.Comment.canonical(); ok {
+	if m, ok := canonicalComment(l.Config.GitHub.Comment); ok {
 		l.Config.GitHub.Comment = m
 	}
 	if problems := l.Config.problems(); len(problems) > 0 {

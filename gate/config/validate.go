@@ -126,7 +126,7 @@ func (c Config) problems() []problem {
 	if c.Trials.Max < c.Trials.Min || c.Trials.Max > 1000 {
 		add("trials.max", "must be between trials.min (%d) and 1000, got %d", c.Trials.Min, c.Trials.Max)
 	}
-	if _, ok := c.GitHub.Comment.canonical(); !ok {
+	if _, ok := canonicalComment(c.GitHub.Comment); !ok {
 		add("github.comment", "%q must be always, on-change, not-pass or never (true and false mean always and never)", c.GitHub.Comment)
 	}
 	if c.Trials.Restarts < 0 || c.Trials.Restarts > c.Trials.Min {
