@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -102,80 +101,9 @@ func abPlanMain(s *Streams, dir, change string) error {
 	if err != nil {
 		return &ExitError{Code: ExitInvalid, Err: err}
 	}
-	fmt.Fprintf(s.Out, "%s: %d blocks (%s)", dir, c.AB.Blocks, c.AB.Order)
-	if c.AB.BlockS > 0 {
-		fmt.Fprintf(s.Out, ", %s per block measured (start-up included)", report.Duration(c.AB.BlockS))
-	}
-	fmt.Fprintf(s.Out, "; a worsening of %s, found with 80 %% power:\n\n", strings.TrimPrefix(change, "+"))
-	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "WORKLOAD\tMETRIC\tTOLERANCE\tPOWER NOW\tBLOCKS\tTIME\tBLOCKS TO PASS UNCHANGED (90 %%)\n")
-	most, shown, below, never := 0, 0, 0, false
-	for i := range c.Cells {
-		cell := &c.Cells[i]
-		if !cell.Gated || cell.Absolute != absolute || !(cell.Noise.SE > 0) {
-			continue
-		}
-		shown++
-		d := ab.DesignOf(c, cell)
-		pass := planBlocks(d.BlocksToPass(ab.PlanPass))
-		if x <= d.Tolerance {
-			// A regression is estimated beyond the tolerance: a change
-			// within it is never one, at any number of blocks.
-			below++
-			fmt.Fprintf(tw, "%s\t%s\t%s\t–\twithin the tolerance\t–\t%s\n", cell.Workload, cell.Label, planTol(cell), pass)
-			continue
-		}
-		n := d.BlocksFor(x, ab.PlanPower)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f %% at %d\t%s\t%s\t%s\n", cell.Workload, cell.Label, planTol(cell), 100*d.Power(x), d.Blocks,
-			planBlocks(n), planTime(n, c.AB.BlockS), pass)
-		if n == 0 {
-			never = true
-		}
-		most = max(most, n)
-	}
-	tw.Flush()
-	if below > 0 {
-		fmt.Fprintf(s.Out, "\n%d metric(s) have a tolerance of %s or more: a change within the tolerance is never called a regression.\n", below, change)
-	}
-	switch {
-	case shown == 0:
+	p := ab.ForChange(c, x, absolute)
+	if len(p.Rows) == 0 {
 		return exitf(ExitInvalid, "ab plan: %s: no gated metric in %s with measured noise", dir, map[bool]string{false: "percent", true: "points"}[absolute])
-	case below == shown:
-	case never:
-		fmt.Fprintf(s.Out, "\nSome metric cannot find %s with 80 %% power within 400 blocks", change)
-		if c.AB.Resident {
-			fmt.Fprint(s.Out, " (resident servers: the between-session noise does not shrink with blocks; restart the servers per block)")
-		}
-		fmt.Fprintln(s.Out, ".")
-	default:
-		cost := ""
-		if t := planTime(most, c.AB.BlockS); t != "–" {
-			cost = " (about " + t + ")"
-		}
-		fmt.Fprintf(s.Out, "\nEvery gated metric with a smaller tolerance finds %s with 80 %% power at %d blocks%s: perfgate ab --blocks %d.\n", change, most, cost, most)
 	}
-	return nil
-}
-
-func planBlocks(n int) string {
-	if n == 0 {
-		return "> 400"
-	}
-	return strconv.Itoa(n)
-}
-
-// planTime is what n blocks take at blockS seconds each, "–" unknown.
-func planTime(n int, blockS float64) string {
-	if n == 0 || blockS <= 0 {
-		return "–"
-	}
-	return report.Duration(float64(n) * blockS)
-}
-
-func planTol(cell *verdict.Cell) string {
-	t := strconv.FormatFloat(cell.Tolerance, 'f', -1, 64)
-	if cell.Absolute {
-		return t + " pp"
-	}
-	return t + " %"
+	return report.ChangePlan(s.Out, dir, c, p, change)
 }
