@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 
@@ -32,7 +31,7 @@ func attachTrend(d *report.Data, cell func(name string) *history.Cell) {
 		if d.History == nil {
 			d.History = map[string][]report.Run{}
 		}
-		d.History[w.Cell] = historyRuns(c)
+		d.History[w.Cell] = c.Runs()
 	}
 }
 
@@ -64,29 +63,4 @@ func compareAttachHistory(d *report.Data, baselineArg string, warn io.Writer) {
 	}
 	dir := filepath.Clean(baselineArg)
 	readTrend(d, filepath.Dir(dir), filepath.Base(dir), warn)
-}
-
-// historyRuns turns a cell's history into the report's runs. The cell is
-// history.FromLines of its lines, as for `perfgate history`: only the
-// sessions of the newest workload hash are points of the series, and each
-// session's summary is on the verdict's test scale, so a run's centre is
-// exp(mean) for a relative metric (the geometric mean of its trial
-// values, as verdict.Arm.Centre) and the mean for an absolute one.
-func historyRuns(c *history.Cell) []report.Run {
-	runs := make([]report.Run, 0, len(c.Sessions))
-	for _, s := range c.Sessions {
-		centre := map[string]float64{}
-		for id, sum := range s.Summary {
-			if sum.N == 0 {
-				continue
-			}
-			if verdict.Absolute(id) {
-				centre[id] = sum.Mean
-			} else {
-				centre[id] = math.Exp(sum.Mean)
-			}
-		}
-		runs = append(runs, report.Run{Commit: s.Commit, PromotedAt: s.PromotedAt, Centre: centre})
-	}
-	return runs
 }
