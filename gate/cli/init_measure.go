@@ -60,7 +60,9 @@ func (m *initMeasure) run(ctx context.Context) (*bootstrap.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("init: reading the calibration: %w", err)
 	}
-	sessions, err := initSessions(calDir)
+	// The sessions as calibrate --from reads them: complete, one workload
+	// hash per cell.
+	_, sessions, err := calibrateRead(calDir)
 	if err != nil {
 		return nil, fmt.Errorf("init: reading the calibration's sessions: %w", err)
 	}
@@ -193,32 +195,6 @@ func initTrialsDone(out string, start time.Time) int {
 		return nil
 	})
 	return n
-}
-
-// initSessions reads the calibration's session-NN/<cell>.json files.
-func initSessions(dir string) ([]map[string]*result.Result, error) {
-	dirs, err := filepath.Glob(filepath.Join(dir, "session-*"))
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(dirs)
-	var out []map[string]*result.Result
-	for _, d := range dirs {
-		files, _ := filepath.Glob(filepath.Join(d, "*.json"))
-		sess := map[string]*result.Result{}
-		for _, f := range files {
-			r, err := result.Read(f)
-			if err != nil {
-				return nil, err
-			}
-			sess[r.Workload.Cell] = r
-		}
-		out = append(out, sess)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no session-NN directory in %s", dir)
-	}
-	return out, nil
 }
 
 // initMetrics are the gated (cell, metric) pairs the calibration has noise
