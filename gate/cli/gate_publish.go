@@ -85,35 +85,20 @@ func gateVerdictName(out *pipeline.Outcome, code ExitCode) string {
 	return string(out.Comparison.Verdict)
 }
 
-// gateAnnotations turns regressions, undecided cells and a failed run into
-// ::error / ::warning lines on the workflow run.
+// gateAnnotations are report.Annotations as the Action's ::error and
+// ::warning lines.
 func gateAnnotations(out *pipeline.Outcome) []github.Annotation {
-	var list []github.Annotation
+	runErr := ""
 	if out.RunErr != nil {
-		list = append(list, github.Annotation{Level: github.Error, Title: "perfgate: run failed", Message: out.RunErr.Error()})
+		runErr = out.RunErr.Error()
 	}
-	for i := range out.Comparison.Cells {
-		c := &out.Comparison.Cells[i]
-		if !c.Gated {
-			continue
+	var list []github.Annotation
+	for _, a := range report.Annotations(out.Comparison, runErr) {
+		level := github.Warning
+		if a.Error {
+			level = github.Error
 		}
-		msg := fmt.Sprintf("%s %s (interval %s, tolerance %s), %d vs %d trials", c.Label, report.Change(c), report.Interval(c), report.Tolerance(c), c.Baseline.N, c.Candidate.N)
-		switch c.Outcome {
-		case verdict.Regression:
-			list = append(list, github.Annotation{Level: github.Error, Title: "perfgate: regression in " + c.Workload, Message: msg})
-		case verdict.Inconclusive:
-			list = append(list, github.Annotation{Level: github.Warning, Title: "perfgate: undecided in " + c.Workload, Message: msg})
-		}
-	}
-	for _, w := range out.Comparison.Workloads {
-		if w.Status != verdict.Compared && !w.Allowed {
-			list = append(list, github.Annotation{Level: github.Error, Title: "perfgate: " + w.Cell + " not compared", Message: w.Message})
-		}
-	}
-	// Keep the run page readable: GitHub shows at most 10 errors and 10
-	// warnings per step anyway.
-	if len(list) > 20 {
-		list = list[:20]
+		list = append(list, github.Annotation{Level: level, Title: a.Title, Message: a.Message})
 	}
 	return list
 }
