@@ -1,26 +1,13 @@
 package ab
 
-import (
-	"math/rand/v2"
-	"testing"
-
-	"github.com/perfgate/perfgate/gate/result"
-	"github.com/perfgate/perfgate/gate/verdict"
-)
+import "testing"
 
 // TestForChange: a plan for a worsening has one row per gated metric on
 // its scale with measured noise; a row whose tolerance holds the change
 // says so and asks no blocks; the others are each metric's own design's
 // power and blocks, and the plan's most blocks is their largest.
 func TestForChange(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	e := newExperiment(world{TrialS: 30, StartupS: 60, SessionCV: 0.04}, r, arm{1, 1}, arm{1, 1}, false, 2, 0)
-	order, _ := Order(8, 0)
-	e.run(order)
-	c, err := Compare([]*result.Result{e.ra}, []*result.Result{e.rb}, Options{Policy: verdict.DefaultPolicy()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := undecided(t)
 	for _, tc := range []struct {
 		change   float64
 		absolute bool

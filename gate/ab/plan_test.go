@@ -79,8 +79,10 @@ func TestBlockSeconds(t *testing.T) {
 // cell and on none other, the plan is PlanOf's, the experiment's plan is
 // the least power and the most blocks of the cells', and comparison.json
 // carries it (block_s from the blocks' starts).
-func TestPlanOnUndecidedCells(t *testing.T) {
-	// Eight blocks of a noisy runner: most cells stay undecided.
+// undecided is the paired comparison of eight blocks of a noisy runner,
+// where most cells stay undecided.
+func undecided(t *testing.T) *verdict.Comparison {
+	t.Helper()
 	r := rand.New(rand.NewPCG(3, 4))
 	e := newExperiment(world{TrialS: 30, StartupS: 60, SessionCV: 0.04}, r, arm{1, 1}, arm{1, 1}, false, 2, 0)
 	order, _ := Order(8, 0)
@@ -89,6 +91,11 @@ func TestPlanOnUndecidedCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+func TestPlanOnUndecidedCells(t *testing.T) {
+	c := undecided(t)
 	undecided := 0
 	var least float64 = 2
 	most := 0
@@ -129,9 +136,9 @@ func TestPlanOnUndecidedCells(t *testing.T) {
 		}
 	}
 	// A decided experiment has no plan.
-	r = rand.New(rand.NewPCG(3, 4))
-	e = newExperiment(world{TrialS: 30, StartupS: 60}, r, arm{1, 1}, arm{1, 1.5}, false, 2, 0)
-	order, _ = Order(16, 0)
+	r := rand.New(rand.NewPCG(3, 4))
+	e := newExperiment(world{TrialS: 30, StartupS: 60}, r, arm{1, 1}, arm{1, 1.5}, false, 2, 0)
+	order, _ := Order(16, 0)
 	e.run(order)
 	if c, _ = Compare([]*result.Result{e.ra}, []*result.Result{e.rb}, Options{Policy: verdict.DefaultPolicy()}); c.Inconclusives == 0 && c.AB.Plan != nil {
 		t.Errorf("no undecided cell, experiment plan %+v", c.AB.Plan)
