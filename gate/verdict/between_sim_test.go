@@ -18,6 +18,7 @@ import (
 // times the studies' 1 %; a calibration of 5 restarts x 5 trials holds
 // alpha over 1,000 runs.
 func TestSimulatedBetweenSessions(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 1000)
 	for _, sc := range []struct {
 		name  string
@@ -70,6 +71,7 @@ func TestSimulatedBetweenSessions(t *testing.T) {
 // calibration's table says), and both agree within 5 points; so do the
 // predicted pass chances of an unchanged cell and its measured pass rate.
 func TestSimulatedHistoryBaseline(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 400)
 	const sessions = 10
 	// 5 points over 400 runs; a quarter of the runs (-short, -race) has

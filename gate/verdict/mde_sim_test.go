@@ -17,6 +17,7 @@ import (
 // an unchanged build at a tolerance of the mean stated pass tolerance
 // passes that cell in 90 % ± 5 points.
 func TestStatedMDEHolds(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	const runs = 1000
 	p := oneSession()
 	arms := func(rng *rand.Rand, factor float64) ([]*result.Result, []*result.Result) {

@@ -94,6 +94,7 @@ func (s *simCounts) count(cmp *Comparison, inject string) {
 // report any regression stays at alpha (0.01): over 2,000 runs an observed
 // rate up to 1.5 % is consistent with that.
 func TestSimulatedFalseAlarms(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 2000)
 	s := simulate(t, oneSession(), 1, runs, "", 1)
 	t.Logf("A/A, %d runs of %d workloads x %d gated metrics x %d trials, CV %.0f%%: any regression %.2f%%, pass %.1f%%, inconclusive %.1f%%",
@@ -111,6 +112,7 @@ func TestSimulatedFalseAlarms(t *testing.T) {
 // found and named (as the headline) in at least 90 % of runs, and other
 // cells are falsely named in at most about alpha of runs.
 func TestSimulatedPower(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 1000)
 	for i, metric := range []string{"tpot_ms.p50", "output_throughput", "ttft_ms.p99"} {
 		factor := 1.08
@@ -159,6 +161,7 @@ func TestSimulatedPoolingMatters(t *testing.T) {
 // the looks, the A/A chance of a false regression at any look stays at most
 // alpha; an 8 % regression is still found with alpha/MaxLooks per look.
 func TestSimulatedLooks(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 200)
 	for _, sc := range []struct {
 		name       string
@@ -235,6 +238,7 @@ func reduced() bool { return testing.Short() || raceBuild }
 // builds pass overall when the noise is small against the tolerance, and
 // stay inconclusive (not pass) when it is not.
 func TestSimulatedPassRule(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 200)
 	p := oneSession()
 	for _, sc := range []struct {

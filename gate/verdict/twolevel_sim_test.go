@@ -140,6 +140,7 @@ func (w *world) calibrate(rng *rand.Rand, k, n int) Priors {
 // false regression in at most alpha (1 %) of 2,000 runs. The pooled
 // design of v1 reported 4.8 % at 1-4 % (docs/statistics.md).
 func TestSimulatedHeterogeneousNoise(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	for i, sc := range []struct {
 		lo, hi float64
 		trials int
@@ -191,6 +192,7 @@ func slack(alpha float64) float64 {
 // 36 %); with 70 % it does not reach the 90 % of clean trials, because a
 // session with two hit trials keeps one (at most one is dropped).
 func TestSimulatedNoisyNeighbour(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 1000)
 	for _, rule := range []float64{DefaultPolicy().OutlierAlpha, 0} {
 		p := oneSession()
@@ -234,6 +236,7 @@ func TestSimulatedNoisyNeighbour(t *testing.T) {
 // rule's false-alarm cost: how often it drops a good trial, and the A/A
 // false-alarm rate with and without it.
 func TestSimulatedOutlierCost(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	runs := simRuns(t, 2000)
 	for _, rule := range []float64{DefaultPolicy().OutlierAlpha, 0} {
 		p := oneSession()

@@ -31,11 +31,13 @@ func family(id string) string {
 // every metric family and in all together. Simulated at the summary level
 // (trial values straight into Compare), so it costs seconds.
 func TestUncalibratedHoldsAlpha(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	const runs = 1000
 	designs := [][2]int{{5, 5}, {10, 10}, {20, 5}}
 	p := DefaultPolicy()
 	for i, cv := range []float64{0.02, 0.04, 0.08} {
 		t.Run(fmt.Sprintf("between CV %.0f%%", 100*cv), func(t *testing.T) {
+			t.Parallel()
 			rng := rand.New(rand.NewPCG(2202, uint64(i)))
 			falseBy := map[string]int{}
 			anyFalse, inconclusive := 0, 0
