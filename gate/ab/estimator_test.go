@@ -19,6 +19,7 @@ import (
 // to the per-start offset, and the regression pays one degree of freedom
 // for the insurance (about 10 points of power where there is no drift).
 func TestSeededEstimators(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	p := verdict.DefaultPolicy()
 	p.MaxLooks = 1
 	type row struct{ se, falseAlarms, power float64 }

@@ -92,6 +92,7 @@ func TestOutlierBlock(t *testing.T) {
 // decode x1.05 is found (per-start) and named on TPOT and not TTFT (drift)
 // in at least 95 % of runs, as the clean tests require.
 func TestSeededStalledTrial(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	p := verdict.DefaultPolicy()
 	o := Options{Policy: p}
 	for _, w := range []struct {

@@ -123,6 +123,7 @@ func untouched(c *verdict.Comparison, ids ...string) bool {
 // regression almost always: the drift since the baseline is the
 // "regression".
 func TestSeededStoredBaselineUnderDrift(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	p := verdict.DefaultPolicy()
 	// The simulated runner drifts but has no per-start offsets: the
 	// verdict is told so, instead of assuming the uncalibrated default
@@ -145,6 +146,7 @@ func TestSeededStoredBaselineUnderDrift(t *testing.T) {
 // TestSeededABUnderDrift: the same drift, `ab` with restarted blocks at
 // the default design.
 func TestSeededABUnderDrift(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	p := verdict.DefaultPolicy()
 	o := Options{Policy: p}
 	aa := aaScenario(drifting, o, false)
@@ -220,6 +222,7 @@ func cellOf(c *verdict.Comparison, id string) *verdict.Cell {
 // measured noise (TestSeededReportPlan checks the rest of the report's
 // numbers).
 func TestSeededPerStartOffset(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	p := verdict.DefaultPolicy()
 	aa := aaScenario(restarting, Options{Policy: p}, false)
 	t.Logf("ab, per-start CV 2%%, restarted blocks, A vs A, %d runs: regression %.1f%%, pass %.1f%% (%.1f%% at the default %d blocks), inconclusive %.1f%%; %.0f server-seconds per run",
@@ -262,6 +265,7 @@ func TestSeededPerStartOffset(t *testing.T) {
 // found, and at the blocks the plan asks for (the median of the runs')
 // the worsening is found with about the plan's power, at least 75 %.
 func TestSeededReportPlan(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	// A run's smallest passable tolerance is a multiple of its estimated
 	// standard error, on 6 degrees of freedom at 16 blocks; their plain
 	// mean is low by the bias of a sample standard deviation (c4, about 4
@@ -380,6 +384,7 @@ func strconvF(x float64) string         { return strconv.FormatFloat(x, 'f', 1, 
 // measured the true 2 %. Without it, the difference of the two sessions'
 // offsets reads as a real change.
 func TestSeededResident(t *testing.T) {
+	t.Parallel() // seeded and pure: its own rng, no shared state
 	w := world{TrialS: 30, StartupS: 60, SessionCV: 0.02, Resident: true}
 	p := verdict.DefaultPolicy()
 	cal := verdict.Priors{"chat": {}}
