@@ -47,7 +47,7 @@ capacity: {goodput_share: 95%, max_probes: 5, resolution: 10%}
 	cfg.DecodePerSeq, cfg.PrefillPerToken, cfg.PerContextTokenNs, cfg.JitterCV = 0, 0, 0, 0
 	dir := t.TempDir()
 	var w, progress bytes.Buffer
-	out, err := Run(context.Background(), &w, Options{Manifests: ms, Dir: dir, Sim: &cfg, DecodeScale: 1.3, Progress: &progress})
+	out, err := Run(context.Background(), &w, Options{Manifests: ms, Dir: dir, Sim: &cfg, DecodeScale: 1.3, Progress: &progress, Limits: laxLimits})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
