@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfgate/perfgate/gate/explain"
 	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/report"
 	"github.com/perfgate/perfgate/gate/result"
@@ -53,6 +54,10 @@ type Options struct {
 	// workload on each arm (the simulator writes a Chrome trace under
 	// profiles/); "" is never.
 	Profile trace.Mode
+	// Limits decide trial validity; zero fields are metrics.DefaultLimits.
+	// Tests on a loaded machine raise DispatchLagMs: there the client
+	// wakes late now and then, which is not what they test.
+	Limits metrics.Limits
 
 	// kernels is the profiles' comparison render attaches (set by Run).
 	kernels *verdict.KernelDiff
@@ -105,7 +110,7 @@ func Run(ctx context.Context, w io.Writer, o Options) (*Outcome, error) {
 	// trial, so the comment shows the server-side context of a regression
 	// as it would against vLLM.
 	runner, err := loadgen.New(loadgen.Config{URL: url, ToolVersion: o.Version, Warmups: -1, CacheSalt: true,
-		Hooks: []loadgen.TrialHook{&scrape.Hook{URL: url}}})
+		Hooks: []loadgen.TrialHook{&scrape.Hook{URL: url}}, Limits: o.Limits})
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}

@@ -7,10 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/sim"
 	"github.com/perfgate/perfgate/gate/verdict"
 	"github.com/perfgate/perfgate/gate/workload"
 )
+
+// laxLimits raises the dispatch-lag limit of the demo tests' client: a
+// loaded machine under -race wakes it late now and then (p99 above the
+// default 10 ms), and an invalid trial leaves a cell without a verdict.
+// These tests are about what the demo finds and writes, not the client.
+var laxLimits = metrics.Limits{DispatchLagMs: 1000}
 
 // TestDemoCatchesDecodeSlowdown runs the demo with its default slowdown on
 // two small decode-bound workloads (testdata/decode) against the simulator with
@@ -32,7 +39,7 @@ func TestDemoCatchesDecodeSlowdown(t *testing.T) {
 	cfg.DecodeFixed *= 5
 	dir := t.TempDir()
 	var w, progress bytes.Buffer
-	out, err := Run(context.Background(), &w, Options{Manifests: ms, Dir: dir, Sim: &cfg, Progress: &progress})
+	out, err := Run(context.Background(), &w, Options{Manifests: ms, Dir: dir, Sim: &cfg, Progress: &progress, Limits: laxLimits})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}

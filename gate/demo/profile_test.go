@@ -34,7 +34,7 @@ func TestDemoProfiles(t *testing.T) {
 	cfg.DecodeFixed *= 5
 	dir := t.TempDir()
 	var w, progress bytes.Buffer
-	out, err := Run(context.Background(), &w, Options{Manifests: ms, Dir: dir, Sim: &cfg, Progress: &progress, Profile: trace.Always})
+	out, err := Run(context.Background(), &w, Options{Manifests: ms, Dir: dir, Sim: &cfg, Progress: &progress, Profile: trace.Always, Limits: laxLimits})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}

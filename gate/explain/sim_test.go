@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfgate/perfgate/gate/loadgen"
+	"github.com/perfgate/perfgate/gate/metrics"
 	"github.com/perfgate/perfgate/gate/pipeline"
 	"github.com/perfgate/perfgate/gate/result"
 	"github.com/perfgate/perfgate/gate/server/scrape"
@@ -38,8 +39,12 @@ func startArm(t *testing.T, cfg sim.Config) simArm {
 	t.Helper()
 	s := sim.New(cfg)
 	hs := httptest.NewServer(s)
+	// The dispatch-lag limit is lax: a loaded machine wakes the client
+	// late now and then, and an invalid trial leaves its cell without a
+	// verdict; what is tested is the attribution of a regression.
 	runner, err := loadgen.New(loadgen.Config{URL: hs.URL, Warmups: -1, CacheSalt: true,
-		Hooks: []loadgen.TrialHook{&scrape.Hook{URL: hs.URL}}})
+		Hooks:  []loadgen.TrialHook{&scrape.Hook{URL: hs.URL}},
+		Limits: metrics.Limits{DispatchLagMs: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,16 +221,29 @@ func TestSimFewerKVBlocksShowPreemptions(t *testing.T) {
 		t.Fatalf("no explanation; verdict %s", cmp.Verdict)
 	}
 	logExplanation(t, e)
-	// Preemptions rise beyond their trial spread next to a TPOT p99
-	// regression, in the workload's split and in its finding.
+	// Preemptions rise beyond their trial spread next to a TPOT p99 that
+	// rose with them, in the workload's split and in its finding. TPOT
+	// p99 rises about 90 % on a quiet machine; a busy one (two busy loops
+	// on two cores, -race) left +33 to +78 %, and at +33 % (+19 to +48 %)
+	// undecided: whether five trials decide it is a rate, which the
+	// verdict's seeded tests pin. So the cell must be a regression, listed
+	// in the split, or undecided above +25 %; the preemptions and their
+	// place in the finding are checked either way.
 	s := e.Workloads[0]
-	tpot := false
+	listed := false
 	for _, c := range s.Cells {
-		tpot = tpot || c == "kv-a/tpot_ms.p99"
+		listed = listed || c == "kv-a/tpot_ms.p99"
 	}
+	var tpot *verdict.Cell
+	for i := range cmp.Cells {
+		if c := &cmp.Cells[i]; c.Workload == "kv-a" && c.Metric == "tpot_ms.p99" {
+			tpot = c
+		}
+	}
+	rose := tpot != nil && ((tpot.Outcome == verdict.Regression && listed) || (tpot.Outcome == verdict.Inconclusive && tpot.Change >= 25))
 	pre := flagged(s.Counters, "vllm:num_preemptions_total.delta")
-	if !tpot || pre == nil || pre.BaseMax != 0 || pre.CandMin <= 0 {
-		t.Fatalf("want TPOT p99 regressed next to flagged preemptions: cells %v, preemptions %+v", s.Cells, pre)
+	if !rose || pre == nil || pre.BaseMax != 0 || pre.CandMin <= 0 {
+		t.Fatalf("want TPOT p99 regressed (or undecided above +25 %%) next to flagged preemptions: TPOT p99 %+v, split cells %v, preemptions %+v", tpot, s.Cells, pre)
 	}
 	if len(e.Findings) != 1 || flagged(e.Findings[0].Counters, pre.Key) == nil {
 		t.Errorf("the finding does not carry the preemptions: %+v", e.Findings)
