@@ -164,8 +164,8 @@ func TestCapacityGate(t *testing.T) {
 // `baseline
 // update` does not promote the cell at the baseline's rate. The
 // candidate runs in process (pipeline.Run, what gate runs) with the
-// dispatch-lag limit raised, which gate has no flag for: on a loaded
-// machine the client wakes late now and then.
+// dispatch-lag limit raised (gate's --max-dispatch-lag-ms, limits.* in
+// perfgate.yaml): on a loaded machine the client wakes late now and then.
 func TestTwoStepGateAtBaselineRate(t *testing.T) {
 	// Not parallel: the capacity search and the verdict measure the
 	// simulator in real time.
