@@ -214,36 +214,32 @@ func TestSimFewerKVBlocksShowPreemptions(t *testing.T) {
 	base := slowSim(t)
 	base.MaxModelLen, base.KVCacheTokens = 256, 4096
 	cand := base
-	cand.KVCacheTokens = 512
+	// 24 blocks of the 56 the load needs: TPOT p99 rises about 92 %, on a
+	// quiet machine and under two busy loops and -race alike. At 512
+	// tokens (32 blocks) it rose about 90 % quiet but only +33 % on a busy
+	// host, where five trials left it undecided.
+	cand.KVCacheTokens = 384
 	cmp := compareArms(t, base, cand, "testdata/kv")
 	e := cmp.Explanation
 	if e == nil {
 		t.Fatalf("no explanation; verdict %s", cmp.Verdict)
 	}
 	logExplanation(t, e)
-	// Preemptions rise beyond their trial spread next to a TPOT p99 that
-	// rose with them, in the workload's split and in its finding. TPOT
-	// p99 rises about 90 % on a quiet machine; a busy one (two busy loops
-	// on two cores, -race) left +33 to +78 %, and at +33 % (+19 to +48 %)
-	// undecided: whether five trials decide it is a rate, which the
-	// verdict's seeded tests pin. So the cell must be a regression, listed
-	// in the split, or undecided above +25 %; the preemptions and their
-	// place in the finding are checked either way.
-	s := e.Workloads[0]
-	listed := false
-	for _, c := range s.Cells {
-		listed = listed || c == "kv-a/tpot_ms.p99"
-	}
-	var tpot *verdict.Cell
-	for i := range cmp.Cells {
-		if c := &cmp.Cells[i]; c.Workload == "kv-a" && c.Metric == "tpot_ms.p99" {
-			tpot = c
+	for _, c := range cmp.Cells {
+		if c.Workload == "kv-a" && c.Metric == "tpot_ms.p99" {
+			t.Logf("TPOT p99: %s %+.1f %%", c.Outcome, c.Change) // the effect's size, for the record
 		}
 	}
-	rose := tpot != nil && ((tpot.Outcome == verdict.Regression && listed) || (tpot.Outcome == verdict.Inconclusive && tpot.Change >= 25))
+	// Preemptions rise beyond their trial spread next to a TPOT p99
+	// regression, in the workload's split and in its finding.
+	s := e.Workloads[0]
+	tpot := false
+	for _, c := range s.Cells {
+		tpot = tpot || c == "kv-a/tpot_ms.p99"
+	}
 	pre := flagged(s.Counters, "vllm:num_preemptions_total.delta")
-	if !rose || pre == nil || pre.BaseMax != 0 || pre.CandMin <= 0 {
-		t.Fatalf("want TPOT p99 regressed (or undecided above +25 %%) next to flagged preemptions: TPOT p99 %+v, split cells %v, preemptions %+v", tpot, s.Cells, pre)
+	if !tpot || pre == nil || pre.BaseMax != 0 || pre.CandMin <= 0 {
+		t.Fatalf("want TPOT p99 regressed next to flagged preemptions: cells %v, preemptions %+v", s.Cells, pre)
 	}
 	if len(e.Findings) != 1 || flagged(e.Findings[0].Counters, pre.Key) == nil {
 		t.Errorf("the finding does not carry the preemptions: %+v", e.Findings)

@@ -15,7 +15,13 @@ import (
 // end of the test.
 func start(t *testing.T, cfg Config) (*Server, string) {
 	t.Helper()
-	srv, err := NewServer(cfg, Options{})
+	return startWith(t, cfg, Options{})
+}
+
+// startWith is start with the server's options.
+func startWith(t *testing.T, cfg Config, o Options) (*Server, string) {
+	t.Helper()
+	srv, err := NewServer(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,13 @@ import (
 // waits for all of them.
 func concurrently(t *testing.T, url string, n int, body func(i int) string) {
 	t.Helper()
+	send(t, url, n, body)()
+}
+
+// send starts n streaming completions built by body(i), each in its own
+// goroutine, and returns the wait for all of them.
+func send(t *testing.T, url string, n int, body func(i int) string) (wait func()) {
+	t.Helper()
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
@@ -24,7 +31,7 @@ func concurrently(t *testing.T, url string, n int, body func(i int) string) {
 			}
 		}()
 	}
-	wg.Wait()
+	return wg.Wait
 }
 
 func ttft(r Record) time.Duration { return r.FirstToken.Sub(r.Arrival) }

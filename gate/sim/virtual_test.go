@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 )
@@ -11,16 +9,7 @@ import (
 // behind httptest and stops both at the end of the test.
 func startVirtual(t *testing.T, cfg Config) (*Server, string) {
 	t.Helper()
-	srv, err := NewServer(cfg, Options{VirtualTime: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ts.Close()
-		srv.Close()
-	})
-	return srv, ts.URL
+	return startWith(t, cfg, Options{VirtualTime: true})
 }
 
 // together sends n streaming completions built by body(i) at the same
@@ -31,17 +20,7 @@ func startVirtual(t *testing.T, cfg Config) (*Server, string) {
 func together(t *testing.T, srv *Server, url string, n int, body func(i int) string) {
 	t.Helper()
 	srv.eng.hold(true)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, raw := post(t, url, "/v1/completions", body(i))
-			if resp.StatusCode != 200 {
-				t.Errorf("request %d: %d %s", i, resp.StatusCode, raw)
-			}
-		}()
-	}
+	wait := send(t, url, n, body)
 	// Bounded only so that a broken handler fails instead of hanging; on a
 	// loaded machine this merely takes longer.
 	deadline := time.Now().Add(2 * time.Minute)
@@ -50,7 +29,7 @@ func together(t *testing.T, srv *Server, url string, n int, body func(i int) str
 	}
 	got := srv.eng.submitted()
 	srv.eng.hold(false)
-	wg.Wait()
+	wait()
 	if got < n {
 		t.Fatalf("only %d of %d requests reached the engine in 2 minutes", got, n)
 	}
